@@ -1,0 +1,52 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "HealthRecords",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FHIR", targets: ["FHIR"]),
+        .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
+        .library(name: "HealthStore", targets: ["HealthStore"]),
+        .executable(name: "healthrecords", targets: ["healthrecords"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    ],
+    targets: [
+        .target(name: "FHIR", swiftSettings: strict),
+        .target(
+            name: "ClinicalRecords",
+            dependencies: ["FHIR"],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HealthStore",
+            dependencies: [
+                "FHIR", "ClinicalRecords",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "healthrecords",
+            dependencies: [
+                "FHIR", "ClinicalRecords", "HealthStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "TestSupport"], swiftSettings: strict),
+    ]
+)

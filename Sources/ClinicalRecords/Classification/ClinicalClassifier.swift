@@ -1,0 +1,41 @@
+import FHIR
+
+/// Decides which clinical type a FHIR resource is, the way HealthKit maps resource types.
+///
+/// An Observation is a lab result or a vital sign by its category; without a category, a
+/// well-known vital-sign LOINC code makes it a vital sign and anything else a lab result.
+/// Observations in other categories (survey, social history, exam…) and resource types
+/// HealthKit does not expose (Patient, Encounter, Claim…) are not records.
+public struct ClinicalClassifier: Sendable {
+    /// The code tables used for vital-sign codes.
+    public let tables: CodeTables
+
+    /// Makes a classifier.
+    public init(tables: CodeTables = .shipped) {
+        self.tables = tables
+    }
+
+    /// The clinical type of a resource, or `nil` when it is not a clinical record.
+    public func clinicalType(of resource: FHIRResource, json: JSONObject) -> ClinicalType? {
+        switch resource.resourceType.rawValue {
+        case "AllergyIntolerance": return .allergy
+        case "Condition": return .condition
+        case "Immunization": return .immunization
+        case "MedicationOrder", "MedicationRequest", "MedicationStatement", "MedicationDispense": return .medication
+        case "Procedure": return .procedure
+        case "Coverage": return .coverage
+        case "DiagnosticReport", "DocumentReference": return .clinicalNote
+        case "Observation": return observationType(json)
+        default: return nil
+        }
+    }
+
+    private func observationType(_ json: JSONObject) -> ClinicalType? {
+        let categories = json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code)
+        if categories.contains("vital-signs") { return .vitalSign }
+        if categories.contains("laboratory") || categories.contains("LAB") { return .labResult }
+        let loinc = json.codeableConcept("code")?.coding.filter { $0.system == CodeSystem.loinc }.compactMap(\.code) ?? []
+        if loinc.contains(where: tables.vitalSignLOINCCodes.contains) { return .vitalSign }
+        return categories.isEmpty ? .labResult : nil
+    }
+}

@@ -1,0 +1,15 @@
+/// Where records came from: a healthcare institution, a file, a card issuer.
+///
+/// As in HealthKit, a record is identified by its source, FHIR resource type and resource id.
+public struct RecordSource: Sendable, Hashable, Codable {
+    /// A stable identifier, e.g. `Patient.000.ndjson` or `https://spec.smarthealth.cards/examples/issuer`.
+    public var identifier: String
+    /// The name people see.
+    public var name: String
+
+    /// Makes a source.
+    public init(identifier: String, name: String? = nil) {
+        self.identifier = identifier
+        self.name = name ?? identifier
+    }
+}

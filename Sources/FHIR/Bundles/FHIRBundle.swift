@@ -1,0 +1,140 @@
+import Foundation
+
+/// A FHIR Bundle of any type (collection, searchset, transaction, document, …).
+public struct FHIRBundle: Sendable {
+    /// One entry of a bundle.
+    public struct Entry: Sendable {
+        /// The entry's position in the bundle.
+        public let index: Int
+        /// The entry's `fullUrl`, e.g. `urn:uuid:…`, an absolute URL or `resource:N`.
+        public let fullUrl: String?
+        /// The resource read from the entry, when it carries one.
+        public let resource: FHIRResource?
+    }
+
+    /// `Bundle.type`.
+    public let type: String?
+    /// The entries, in order (nested bundles' entries follow their parent's position).
+    public let entries: [Entry]
+    /// The release the bundle was read as.
+    public let fhirVersion: FHIRVersion
+
+    /// The resources of all entries that carry one.
+    public var resources: [FHIRResource] { entries.compactMap(\.resource) }
+
+    /// Finds the entry a reference points to: by `fullUrl` (`resource:N`, `urn:uuid:…`, absolute URL)
+    /// or by a relative `Type/id`.
+    public func entry(for reference: String) -> Entry? {
+        if let e = entries.first(where: { $0.fullUrl == reference }) { return e }
+        let ref = Reference(reference: reference)
+        guard let (type, id) = ref.typeAndIdentifier else { return nil }
+        return entries.first { $0.resource?.resourceType.rawValue == type && $0.resource?.identifier == id }
+    }
+}
+
+/// Reads a Bundle's entries out of its parsed JSON, keeping each resource's original bytes.
+struct FHIRBundleReader {
+    let data: Data
+    let versionHint: FHIRVersion?
+    let maxEntries: Int
+    let sourceURL: URL?
+
+    func read(_ object: JSONObject) throws(FHIRError) -> FHIRBundle {
+        var raw: [(fullUrl: String?, object: JSONObject)] = []
+        try collect(object, into: &raw, depth: 0)
+        let version = versionHint ?? FHIRVersion.primary(for: majorityRelease(raw.map(\.object)))
+        var entries: [FHIRBundle.Entry] = []
+        entries.reserveCapacity(raw.count)
+        for (index, item) in raw.enumerated() {
+            let type = try typeOf(item.object, index: index)
+            let id = try identifier(of: item.object, type: type, fullUrl: item.fullUrl, index: index)
+            let bytes: Data
+            if let range = item.object.sourceRange {
+                bytes = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+            } else {
+                bytes = Data(JSONWriter.minified(.object(item.object)))
+            }
+            let resource = FHIRResource(
+                parsed: item.object, resourceType: type, identifier: id, fhirVersion: version, data: bytes,
+                sourceURL: item.fullUrl.flatMap { $0.hasPrefix("http") ? URL(string: $0) : nil } ?? sourceURL)
+            entries.append(FHIRBundle.Entry(index: index, fullUrl: item.fullUrl, resource: resource))
+        }
+        return FHIRBundle(type: object.string("type"), entries: entries, fhirVersion: version)
+    }
+
+    /// Gathers entry resources, descending into nested bundles (a batch response holds searchsets).
+    private func collect(_ bundle: JSONObject, into out: inout [(fullUrl: String?, object: JSONObject)], depth: Int) throws(FHIRError) {
+        guard let entryValue = bundle["entry"] else { return }
+        guard let list = entryValue.arrayValue else { throw .invalidBundleEntry(index: 0, reason: "Bundle.entry is not an array") }
+        for (k, e) in list.enumerated() {
+            guard let entry = e.objectValue else { throw .invalidBundleEntry(index: k, reason: "entry is not an object") }
+            guard let r = entry["resource"] else { continue }  // response-only entries carry no resource
+            guard let resource = r.objectValue else { throw .invalidBundleEntry(index: k, reason: "entry.resource is not an object") }
+            if resource["resourceType"]?.stringValue == "Bundle", depth < 4, resource["entry"] != nil {
+                try collect(resource, into: &out, depth: depth + 1)
+                continue
+            }
+            if out.count >= maxEntries { throw .tooManyEntries(limit: maxEntries) }
+            out.append((entry.string("fullUrl"), resource))
+        }
+    }
+
+    private func typeOf(_ object: JSONObject, index: Int) throws(FHIRError) -> FHIRResourceType {
+        do { return try FHIRResource.resourceType(of: object) } catch { throw .invalidBundleEntry(index: index, reason: error.description) }
+    }
+
+    /// The entry's `id`; else the id in its `fullUrl`; else one derived from its bytes, so that
+    /// re-importing the same file finds the same record (real DSTU2 exports leave ids out).
+    private func identifier(of object: JSONObject, type: FHIRResourceType, fullUrl: String?, index: Int) throws(FHIRError) -> String {
+        if let idValue = object["id"] {
+            do { return try FHIRResource.validIdentifier(idValue, type: type, offset: object.sourceRange?.lowerBound) } catch {
+                throw .invalidBundleEntry(index: index, reason: error.description)
+            }
+        }
+        if let fullUrl {
+            let last = fullUrl.hasPrefix("urn:uuid:") ? String(fullUrl.dropFirst(9))
+                : fullUrl.hasPrefix("urn:oid:") ? String(fullUrl.dropFirst(8))
+                : Reference(reference: fullUrl).typeAndIdentifier?.identifier ?? ""
+            if FHIRResource.isValidIdentifier(last) { return last }
+        }
+        let range = object.sourceRange ?? 0..<0
+        return "derived-" + ContentDigest.hex(data, range: range)
+    }
+
+    private func majorityRelease(_ objects: [JSONObject]) -> FHIRRelease {
+        var dstu2 = 0
+        var r4 = 0
+        for o in objects {
+            guard let t = try? FHIRResource.resourceType(of: o) else { continue }
+            switch FHIRReleaseDetector.release(of: o, type: t) {
+            case .dstu2?: dstu2 += 1
+            case .r4?: r4 += 1
+            default: break
+            }
+        }
+        return dstu2 > r4 ? .dstu2 : .r4
+    }
+}
+
+/// A stable, non-cryptographic 128-bit digest (two FNV-1a lanes) for naming content that has no id.
+enum ContentDigest {
+    static func hex(_ data: Data, range: Range<Int>) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x8422_2325_cbf2_9ce4
+        data.withUnsafeBytes { raw in
+            let p = raw.bindMemory(to: UInt8.self)
+            let r = range.isEmpty ? 0..<p.count : range.clamped(to: 0..<p.count)
+            for k in r {
+                a = (a ^ UInt64(p[k])) &* 0x100_0000_01b3
+                b = (b ^ UInt64(p[k] ^ 0x5A)) &* 0x100_0000_01b3
+            }
+        }
+        return String(a, radix: 16).leftPadded(16) + String(b, radix: 16).leftPadded(16)
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

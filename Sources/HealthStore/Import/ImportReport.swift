@@ -1,0 +1,62 @@
+/// What happened to one file.
+public struct FileImportResult: Sendable, Equatable {
+    /// The file's outcome.
+    public enum Status: String, Sendable, Equatable, Codable {
+        /// Everything in the file landed.
+        case imported
+        /// Valid JSON that is plainly not FHIR, found while walking a folder.
+        case skipped
+        /// Nothing from the file landed.
+        case failed
+    }
+
+    /// The file's path as given or found.
+    public let path: String
+    /// The outcome.
+    public let status: Status
+    /// The counts (all zero unless imported).
+    public let outcome: ImportOutcome
+    /// The source the file was imported into.
+    public let source: String?
+    /// Why it failed or was skipped.
+    public let error: ImportError?
+    /// The file's size in bytes.
+    public let bytes: Int64
+}
+
+/// What an import of several paths did, file by file and in total.
+public struct ImportReport: Sendable {
+    /// Every file, in the order imported.
+    public var files: [FileImportResult] = []
+
+    /// Makes an empty report.
+    public init() {}
+
+    /// Counts over the imported files.
+    public var totals: ImportOutcome {
+        var t = ImportOutcome()
+        for f in files where f.status == .imported { t += f.outcome }
+        return t
+    }
+
+    /// Files that failed.
+    public var failed: Int { files.filter { $0.status == .failed }.count }
+    /// Files that were skipped.
+    public var skipped: Int { files.filter { $0.status == .skipped }.count }
+    /// Whether every file imported or was skipped.
+    public var succeeded: Bool { failed == 0 }
+}
+
+/// How far a long import has come.
+public struct ImportProgress: Sendable {
+    /// Files finished.
+    public let filesDone: Int
+    /// Files in all.
+    public let filesTotal: Int
+    /// Bytes of finished files.
+    public let bytesDone: Int64
+    /// Bytes in all.
+    public let bytesTotal: Int64
+    /// The file just finished.
+    public let lastFile: FileImportResult
+}

@@ -1,0 +1,171 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+
+/// Imports files and folders of FHIR content into a store, one transaction per file.
+///
+/// Folders are walked recursively for `*.json` and `*.ndjson`; there, a file that is valid JSON
+/// but plainly not FHIR (a bulk export's `log.ndjson`) is skipped. A file named directly must be
+/// FHIR. Without a source, each file is its own source, named after the file: FHIR ids are only
+/// unique within the system that made them, and unrelated files must not overwrite each other.
+public struct RecordImporter: Sendable {
+    /// Options for an import.
+    public struct Options: Sendable {
+        /// The source for every file; `nil` makes each file its own source.
+        public var source: RecordSource?
+        /// The FHIR version to read content as; detected when `nil`.
+        public var fhirVersion: FHIRVersion?
+        /// JSON limits for each document (also caps a JSON file's size).
+        public var jsonLimits: JSONLimits
+        /// The longest NDJSON line.
+        public var maxLineBytes: Int
+        /// The most resources in one bundle.
+        public var maxBundleEntries: Int
+
+        /// Makes options.
+        public init(
+            source: RecordSource? = nil, fhirVersion: FHIRVersion? = nil, jsonLimits: JSONLimits = .default,
+            maxLineBytes: Int = 64 << 20, maxBundleEntries: Int = 500_000
+        ) {
+            self.source = source
+            self.fhirVersion = fhirVersion
+            self.jsonLimits = jsonLimits
+            self.maxLineBytes = maxLineBytes
+            self.maxBundleEntries = maxBundleEntries
+        }
+    }
+
+    /// The store to import into.
+    public let store: any HealthStore
+    /// The options.
+    public let options: Options
+    /// The classifier and namer.
+    public let builder: RecordBuilder
+
+    /// Makes an importer.
+    public init(store: any HealthStore, options: Options = Options(), builder: RecordBuilder = RecordBuilder()) {
+        self.store = store
+        self.options = options
+        self.builder = builder
+    }
+
+    /// A file to import and whether it was named directly.
+    public struct Candidate: Sendable, Equatable {
+        /// The file.
+        public let url: URL
+        /// Named on the command line (must be FHIR) rather than found in a folder.
+        public let explicit: Bool
+        /// Size in bytes.
+        public let bytes: Int64
+    }
+
+    /// Expands paths into files: folders recursively (`*.json`, `*.ndjson`), files as given.
+    /// A path that cannot be read becomes a failed result.
+    public func candidates(_ paths: [String]) -> ([Candidate], [FileImportResult]) {
+        var files: [Candidate] = []
+        var failures: [FileImportResult] = []
+        let fm = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                failures.append(failure(path, .unreadable(path: path, reason: "no such file or folder"), bytes: 0))
+                continue
+            }
+            if isDirectory.boolValue {
+                guard fm.isReadableFile(atPath: path), let walker = fm.enumerator(atPath: path) else {
+                    failures.append(failure(path, .unreadable(path: path, reason: "folder cannot be read"), bytes: 0))
+                    continue
+                }
+                var found: [String] = []
+                while let rel = walker.nextObject() as? String {
+                    let lower = rel.lowercased()
+                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") { found.append(rel) }
+                }
+                for rel in found.sorted() {
+                    let full = (path as NSString).appendingPathComponent(rel)
+                    var sub: ObjCBool = false
+                    guard fm.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue else { continue }
+                    files.append(Candidate(url: URL(fileURLWithPath: full), explicit: false, bytes: size(full)))
+                }
+            } else {
+                files.append(Candidate(url: URL(fileURLWithPath: path), explicit: true, bytes: size(path)))
+            }
+        }
+        return (files, failures)
+    }
+
+    /// Imports every path; files that fail do not stop the others.
+    public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> ImportReport {
+        let (files, failures) = candidates(paths)
+        var report = ImportReport()
+        report.files = failures
+        let total = files.reduce(Int64(0)) { $0 + $1.bytes }
+        var done: Int64 = 0
+        for (k, file) in files.enumerated() {
+            let result = await importFile(file)
+            report.files.append(result)
+            done += file.bytes
+            progress?(ImportProgress(filesDone: k + 1, filesTotal: files.count, bytesDone: done, bytesTotal: total, lastFile: result))
+        }
+        return report
+    }
+
+    /// Imports one file in one transaction.
+    public func importFile(_ file: Candidate) async -> FileImportResult {
+        let path = file.url.path
+        let source = options.source ?? RecordSource(identifier: file.url.lastPathComponent)
+        let documents = FHIRDocumentReader(jsonLimits: options.jsonLimits, maxBundleEntries: options.maxBundleEntries, fhirVersion: options.fhirVersion)
+        do {
+            let producer: any ResourceProducer
+            if Self.isNDJSON(file.url) {
+                producer = try NDJSONProducer(url: file.url, maxLineBytes: options.maxLineBytes, documents: documents, builder: builder)
+            } else {
+                guard file.bytes <= options.jsonLimits.maxDocumentBytes else {
+                    throw ImportError.fileTooLarge(size: file.bytes, limit: options.jsonLimits.maxDocumentBytes)
+                }
+                let data: Data
+                do { data = try Data(contentsOf: file.url) } catch {
+                    throw ImportError.unreadable(path: path, reason: (error as NSError).localizedDescription)
+                }
+                let content: FHIRContent
+                do { content = try documents.read(data, sourceURL: nil) } catch { throw error == .notFHIR ? ImportError.notFHIR : ImportError.fhir(error) }
+                do { producer = ResourceList(Self.lastOccurrences(try builder.classify(content))) } catch { throw ImportError.fhir(error) }
+            }
+            let outcome = try await store.importResources(source: source, from: producer)
+            return FileImportResult(path: path, status: .imported, outcome: outcome, source: source.identifier, error: nil, bytes: file.bytes)
+        } catch let e as ImportError {
+            if e == .notFHIR, !file.explicit {
+                return FileImportResult(path: path, status: .skipped, outcome: ImportOutcome(), source: nil, error: e, bytes: file.bytes)
+            }
+            return failure(path, e, bytes: file.bytes)
+        } catch let e as HealthStoreError {
+            return failure(path, .store(e.description), bytes: file.bytes)
+        } catch {
+            return failure(path, .unreadable(path: path, reason: "\(error)"), bytes: file.bytes)
+        }
+    }
+
+    /// Keeps only the last resource of each type and id in a document, as a FHIR transaction
+    /// would: otherwise a bundle naming one resource twice would "update" it on every re-import.
+    static func lastOccurrences(_ items: [ClassifiedResource]) -> [ClassifiedResource] {
+        var seen = Set<String>()
+        var kept: [ClassifiedResource] = []
+        for item in items.reversed() where seen.insert(item.resource.resourceType.rawValue + "/" + item.resource.identifier).inserted {
+            kept.append(item)
+        }
+        return kept.reversed()
+    }
+
+    /// Whether a file is read as NDJSON (by its extension).
+    public static func isNDJSON(_ url: URL) -> Bool {
+        ["ndjson", "jsonl"].contains(url.pathExtension.lowercased())
+    }
+
+    private func failure(_ path: String, _ error: ImportError, bytes: Int64) -> FileImportResult {
+        FileImportResult(path: path, status: .failed, outcome: ImportOutcome(), source: nil, error: error, bytes: bytes)
+    }
+
+    private func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}

@@ -1,0 +1,204 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import GRDB
+
+/// The embedded engine: one SQLite file in WAL mode, through GRDB.
+public final class SQLiteHealthStore: HealthStore {
+    /// The clock that dates additions and deletions.
+    public let clock: HealthClock
+    /// The database file.
+    public let path: String
+    let pool: DatabasePool
+    let sealer: any RecordSealer
+    private let broadcaster = ChangeBroadcaster()
+
+    /// Opens (creating when missing) the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - busyTimeout: how long a write waits for another process's write before failing with
+    ///     ``HealthStoreError/storeBusy(path:)``.
+    public init(path: String, clock: HealthClock = .system, sealer: any RecordSealer = PlainSealer(), busyTimeout: TimeInterval = 10) throws(HealthStoreError) {
+        self.path = path
+        self.clock = clock
+        self.sealer = sealer
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw .cannotOpen(path: path, reason: "cannot create folder \(directory)")
+            }
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
+        config.prepareDatabase { db in
+            // Deleted rows must not linger in free pages: delete is meant to remove data.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw .cannotOpen(path: path, reason: SQLiteHealthStore.describe(error))
+        }
+        let migrator = SQLiteSchema.migrator
+        do {
+            if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+                throw HealthStoreError.unknownSchema(migration: "newer than v1")
+            }
+            try migrator.migrate(pool)
+        } catch let e as HealthStoreError {
+            throw e
+        } catch {
+            throw (SQLiteHealthStore.map(error, path: path) as? HealthStoreError) ?? .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    // MARK: Sources
+
+    public func sources() async throws -> [RecordSource] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT identifier, name FROM source ORDER BY identifier").map {
+                RecordSource(identifier: $0[0], name: $0[1])
+            }
+        }
+    }
+
+    // MARK: Import
+
+    public func importResources(source: RecordSource, from producer: some ResourceProducer) async throws -> ImportOutcome {
+        let now = clock.now.timeIntervalSince1970
+        let sealer = self.sealer
+        let result = try await write { db -> (ImportOutcome, Set<ClinicalType>, Int64) in
+            var writer = try SQLiteRecordWriter(db: db, sealer: sealer)
+            let sourceID = try writer.sourceID(for: source)
+            var outcome = ImportOutcome()
+            var types = Set<ClinicalType>()
+            while let item = try producer.next() {
+                let change = try writer.upsert(item, sourceID: sourceID, sourceIdentifier: source.identifier, now: now)
+                guard let type = item.clinicalType else {
+                    outcome.notRecords += 1
+                    continue
+                }
+                switch change {
+                case .inserted: outcome.inserted += 1; types.insert(type)
+                case .updated(let previous): outcome.updated += 1; types.insert(type); previous.map { _ = types.insert($0) }
+                case .unchanged: outcome.unchanged += 1
+                }
+            }
+            try writer.finish()
+            return (outcome, types, writer.anchor)
+        }
+        if !result.1.isEmpty { broadcaster.publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2))) }
+        return result.0
+    }
+
+    // MARK: Queries
+
+    public func records(_ query: SampleQuery) async throws -> [ClinicalRecord] {
+        if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
+        let sql = try SQLiteQueryBuilder(sealer: sealer).select(query)
+        let sealer = self.sealer
+        return try await read { db in
+            try Row.fetchAll(db, sql: sql.text, arguments: sql.arguments).compactMap { try SQLiteRowDecoder.stored($0, sealer: sealer).clinicalRecord }
+        }
+    }
+
+    public func count(_ query: SampleQuery) async throws -> Int {
+        let sql = try SQLiteQueryBuilder(sealer: sealer).count(query)
+        return try await read { db in try Int.fetchOne(db, sql: sql.text, arguments: sql.arguments) ?? 0 }
+    }
+
+    public func resource(_ identity: RecordIdentity) async throws -> StoredResource? {
+        let key = sealer.identityKey([identity.source, identity.resourceType.rawValue, identity.identifier])
+        let sealer = self.sealer
+        return try await read { db in
+            try Row.fetchOne(db, sql: SQLiteRowDecoder.selectColumns + " WHERE r.identity = ?", arguments: [key])
+                .map { try SQLiteRowDecoder.stored($0, sealer: sealer) }
+        }
+    }
+
+    public func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource] {
+        let sealer = self.sealer
+        var sql = SQLiteRowDecoder.selectColumns + " WHERE r.clinical_type IS NULL AND r.resource_type = ?"
+        var args: StatementArguments = [type.rawValue]
+        if let source {
+            sql += " AND s.identifier = ?"
+            args += [source]
+        }
+        sql += " ORDER BY r.id"
+        let finalSQL = sql
+        let finalArgs = args
+        return try await read { db in
+            try Row.fetchAll(db, sql: finalSQL, arguments: finalArgs).map { try SQLiteRowDecoder.stored($0, sealer: sealer) }
+        }
+    }
+
+    public func changes(_ query: AnchoredQuery) async throws -> AnchoredQueryResult {
+        if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
+        let builder = SQLiteQueryBuilder(sealer: sealer)
+        let added = try builder.added(query)
+        let deleted = try builder.deleted(query)
+        let sealer = self.sealer
+        return try await read { db in
+            let current = try Int64.fetchOne(db, sql: "SELECT value FROM anchor_counter") ?? 0
+            let stored = try Row.fetchAll(db, sql: added.text, arguments: added.arguments).map { try SQLiteRowDecoder.stored($0, sealer: sealer) }
+            let gone = try Row.fetchAll(db, sql: deleted.text, arguments: deleted.arguments).map { try SQLiteRowDecoder.deleted($0, sealer: sealer) }
+            return AnchoredQueryMerge.merge(added: stored, deleted: gone, limit: query.limit, current: QueryAnchor(rawValue: current))
+        }
+    }
+
+    public func currentAnchor() async throws -> QueryAnchor {
+        try await read { db in QueryAnchor(rawValue: try Int64.fetchOne(db, sql: "SELECT value FROM anchor_counter") ?? 0) }
+    }
+
+    public func changedTypes(since anchor: QueryAnchor) async throws -> Set<ClinicalType> {
+        try await read { db in
+            let names = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT clinical_type FROM resource WHERE anchor > ? AND clinical_type IS NOT NULL
+                    UNION SELECT DISTINCT clinical_type FROM tombstone WHERE anchor > ?
+                    """, arguments: [anchor.rawValue, anchor.rawValue])
+            return Set(names.compactMap(ClinicalType.init(rawValue:)))
+        }
+    }
+
+    // MARK: Delete
+
+    public func delete(source: String, resourceType: FHIRResourceType?, identifier: String?) async throws -> Int {
+        let now = clock.now.timeIntervalSince1970
+        let sealer = self.sealer
+        let result = try await write { db -> (Int, Set<ClinicalType>, Int64) in
+            var writer = try SQLiteRecordWriter(db: db, sealer: sealer)
+            let (count, types) = try writer.delete(source: source, resourceType: resourceType, identifier: identifier, now: now)
+            try writer.finish()
+            return (count, types, writer.anchor)
+        }
+        if !result.1.isEmpty { broadcaster.publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2))) }
+        return result.0
+    }
+
+    public func localChanges() -> AsyncStream<StoreChange> { broadcaster.subscribe() }
+
+    // MARK: Plumbing
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.read(body) } catch { throw SQLiteHealthStore.map(error, path: path) }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do { return try await pool.write(body) } catch { throw SQLiteHealthStore.map(error, path: path) }
+    }
+
+    /// Database errors become ``HealthStoreError``s; anything else (a producer's error) passes through.
+    static func map(_ error: any Error, path: String) -> any Error {
+        guard let db = error as? DatabaseError else { return error }
+        if db.resultCode == .SQLITE_BUSY || db.resultCode == .SQLITE_LOCKED { return HealthStoreError.storeBusy(path: path) }
+        return HealthStoreError.database(describe(db))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let db = error as? DatabaseError { return db.message ?? "\(db.resultCode)" }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,67 @@
+import GRDB
+
+/// The SQLite schema, as named, append-only migrations.
+///
+/// Values that identify a person or a condition (resource ids, display names, resource bytes)
+/// pass through the store's ``RecordSealer``; indexes hold only types, dates and identity keys.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1-records") { db in
+            try db.execute(sql: """
+                CREATE TABLE source (
+                    id INTEGER PRIMARY KEY,
+                    identifier TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL
+                );
+                CREATE TABLE anchor_counter (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    value INTEGER NOT NULL
+                );
+                INSERT INTO anchor_counter (id, value) VALUES (1, 0);
+                CREATE TABLE resource (
+                    id INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL UNIQUE,
+                    source_id INTEGER NOT NULL REFERENCES source(id),
+                    resource_type TEXT NOT NULL,
+                    clinical_type TEXT,
+                    resource_id BLOB NOT NULL,
+                    display_name BLOB NOT NULL,
+                    fhir_version TEXT NOT NULL,
+                    source_url BLOB,
+                    clinical_date REAL,
+                    clinical_date_text TEXT,
+                    added_date REAL NOT NULL,
+                    anchor INTEGER NOT NULL,
+                    digest BLOB NOT NULL,
+                    data BLOB NOT NULL
+                );
+                CREATE INDEX resource_by_type_added ON resource(clinical_type, added_date, id);
+                CREATE INDEX resource_by_type_clinical ON resource(clinical_type, clinical_date, id);
+                CREATE INDEX resource_by_anchor ON resource(anchor);
+                CREATE INDEX resource_by_source ON resource(source_id, resource_type);
+                CREATE TABLE resource_version (
+                    id INTEGER PRIMARY KEY,
+                    resource_row INTEGER NOT NULL REFERENCES resource(id) ON DELETE CASCADE,
+                    anchor INTEGER NOT NULL,
+                    replaced_date REAL NOT NULL,
+                    digest BLOB NOT NULL,
+                    data BLOB NOT NULL
+                );
+                CREATE INDEX resource_version_by_row ON resource_version(resource_row);
+                CREATE TABLE tombstone (
+                    anchor INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL,
+                    source_id INTEGER NOT NULL,
+                    resource_type TEXT NOT NULL,
+                    clinical_type TEXT NOT NULL,
+                    resource_id BLOB NOT NULL,
+                    deleted_date REAL NOT NULL
+                );
+                CREATE INDEX tombstone_by_identity ON tombstone(identity);
+                CREATE INDEX tombstone_by_type ON tombstone(clinical_type, anchor);
+                """)
+        }
+        return m
+    }
+}

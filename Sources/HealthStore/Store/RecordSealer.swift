@@ -1,0 +1,38 @@
+import Crypto
+import Foundation
+
+/// Seals what identifies a person or a condition before it reaches the database, and
+/// derives the lookup keys that stand in for identities in indexes.
+///
+/// The plain sealer stores values as they are; the encrypted one (AES-GCM under the store's
+/// data key) replaces it without the engines noticing.
+public protocol RecordSealer: Sendable {
+    /// Seals a value for storage.
+    func seal(_ plaintext: Data) throws -> Data
+    /// Opens a stored value.
+    func open(_ sealed: Data) throws -> Data
+    /// A fixed-size key for an identity, equal for equal identities, usable in a unique index.
+    func identityKey(_ parts: [String]) -> Data
+    /// A digest of a resource's bytes, to tell changed content from unchanged without opening it.
+    func contentDigest(_ data: Data) -> Data
+}
+
+/// Stores values in the clear; identity keys and digests are plain SHA-256.
+public struct PlainSealer: RecordSealer {
+    /// Makes a plain sealer.
+    public init() {}
+
+    public func seal(_ plaintext: Data) throws -> Data { plaintext }
+    public func open(_ sealed: Data) throws -> Data { sealed }
+
+    public func identityKey(_ parts: [String]) -> Data {
+        var h = SHA256()
+        for p in parts {
+            h.update(data: Data(p.utf8))
+            h.update(data: Data([0]))
+        }
+        return Data(h.finalize())
+    }
+
+    public func contentDigest(_ data: Data) -> Data { Data(SHA256.hash(data: data)) }
+}

@@ -1,0 +1,34 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+
+/// A resource as the store holds it: a clinical record, or context such as the Patient.
+public struct StoredResource: Sendable, Hashable {
+    /// The FHIR resource, original bytes included.
+    public let resource: FHIRResource
+    /// Where it came from.
+    public let source: RecordSource
+    /// The clinical type; `nil` for context (Patient, Encounter, Organization…).
+    public let clinicalType: ClinicalType?
+    /// The display name.
+    public let displayName: String
+    /// When it was first added.
+    public let addedDate: Date
+    /// The clinical date from the resource.
+    public let clinicalDate: FHIRDate?
+    /// The anchor of its latest change.
+    public let anchor: QueryAnchor
+
+    /// The clinical record, when the resource is one.
+    public var clinicalRecord: ClinicalRecord? {
+        guard let clinicalType else { return nil }
+        return ClinicalRecord(
+            clinicalType: clinicalType, displayName: displayName, fhirResource: resource, source: source,
+            addedDate: addedDate, clinicalDate: clinicalDate)
+    }
+
+    /// The resource's identity.
+    public var identity: RecordIdentity {
+        RecordIdentity(source: source.identifier, resourceType: resource.resourceType, identifier: resource.identifier)
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+
+extension ClinicalType: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.name) }
+}
+
+extension RecordSort.Key: ExpressibleByArgument {}
+
+/// A date on the command line: a FHIR date (`2020`, `2020-03`, `2020-03-04`), an ISO 8601
+/// date-time, or seconds since 1970.
+struct DateArgument: ExpressibleByArgument, Sendable {
+    let date: FHIRDate?
+    let instant: Date
+
+    init?(argument: String) {
+        if let d = FHIRDate(argument) {
+            date = d
+            instant = d.date
+        } else if let seconds = Double(argument), seconds.isFinite {
+            date = nil
+            instant = Date(timeIntervalSince1970: seconds)
+        } else {
+            return nil
+        }
+    }
+
+    /// The first instant after the whole date (so `--to 2020-03-04` includes that day).
+    var endOfPeriod: Date { date?.interval.end ?? instant }
+}

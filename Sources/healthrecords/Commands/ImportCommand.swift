@@ -1,0 +1,97 @@
+import ArgumentParser
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports).",
+        discussion: """
+            Each file lands in one transaction: all of it or nothing. Folders are searched recursively \
+            for *.json and *.ndjson; there, JSON that is plainly not FHIR is skipped. Without --source, \
+            each file is its own source, named after the file. Exit status: 0 when every file imported, \
+            1 when any failed (the others still land), 2 for usage errors.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "Files or folders to import.")
+    var paths: [String]
+
+    @Option(help: "The source (institution) to file every record under.")
+    var source: String?
+
+    @Option(help: "Read content as this FHIR version (e.g. 1.0.2 or 4.0.1) instead of detecting it.")
+    var fhirVersion: String?
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one file or folder") }
+        if let fhirVersion, (try? FHIRVersion(versionString: fhirVersion)) == nil {
+            throw ValidationError("--fhir-version must look like 4.0.1")
+        }
+    }
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        var options = RecordImporter.Options()
+        options.source = source.map { RecordSource(identifier: $0) }
+        options.fhirVersion = try fhirVersion.map { try FHIRVersion(versionString: $0) }
+        let importer = RecordImporter(store: store, options: options)
+        let bar = ProgressBar()
+        let report = await importer.importPaths(paths) { p in
+            bar.update(done: p.filesDone, total: p.filesTotal, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, label: p.lastFile.path)
+        }
+        bar.finish()
+        if json { printJSON(report) } else { printTable(report) }
+        if !report.succeeded { throw ExitCode(1) }
+    }
+
+    private func printTable(_ report: ImportReport) {
+        var table = TextTable("file", "status", "inserted", "updated", "unchanged", "not-a-record")
+        for f in report.files {
+            let o = f.outcome
+            table.add(f.path, f.status.rawValue, "\(o.inserted)", "\(o.updated)", "\(o.unchanged)", "\(o.notRecords)")
+        }
+        let t = report.totals
+        table.add("total", "\(report.files.count - report.failed - report.skipped) imported", "\(t.inserted)", "\(t.updated)", "\(t.unchanged)", "\(t.notRecords)")
+        print(table.rendered)
+        for f in report.files where f.status != .imported {
+            let line = "\(f.status == .failed ? "failed" : "skipped"): \(f.path): \(f.error?.description ?? "")"
+            if f.status == .failed {
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            } else {
+                print(line)
+            }
+        }
+        if report.failed > 0 || report.skipped > 0 {
+            print("\(report.failed) failed, \(report.skipped) skipped")
+        }
+    }
+
+    private func printJSON(_ report: ImportReport) {
+        let t = report.totals
+        var files: [JSONValue] = []
+        for f in report.files {
+            var members = [
+                JSONMember("path", .string(f.path)),
+                JSONMember("status", .string(f.status.rawValue)),
+                JSONMember("source", JSONOutput.string(f.source)),
+            ]
+            members += JSONOutput.outcome(f.outcome)
+            members.append(JSONMember("error", JSONOutput.string(f.error?.description)))
+            files.append(.object(JSONObject(members)))
+        }
+        var top = JSONOutput.outcome(t)
+        top += [
+            JSONMember("skipped", JSONOutput.int(report.skipped)),
+            JSONMember("failed", JSONOutput.int(report.failed)),
+            JSONMember("files", .array(files)),
+        ]
+        JSONOutput.print(.object(JSONObject(top)))
+    }
+}

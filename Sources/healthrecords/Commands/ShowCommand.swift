@@ -1,0 +1,44 @@
+import ArgumentParser
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one resource by source, resource type and id.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Source identifier.")
+    var source: String
+
+    @Option(help: "FHIR resource type.")
+    var resourceType: String
+
+    @Option(help: "Resource id.")
+    var id: String
+
+    @Flag(help: "Write the resource's stored bytes exactly as imported.")
+    var raw = false
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let identity = RecordIdentity(source: source, resourceType: FHIRResourceType(resourceType), identifier: id)
+        guard let stored = try await store.resource(identity) else {
+            throw CommandFailure.failed("no \(resourceType)/\(id) from source \(source)")
+        }
+        if raw {
+            FileHandle.standardOutput.write(stored.resource.data)
+            return
+        }
+        print("\(stored.displayName)")
+        print("  type:          \(stored.clinicalType?.name ?? "context (not a clinical record)")")
+        print("  resource:      \(resourceType)/\(id) (FHIR \(stored.resource.fhirVersion))")
+        print("  source:        \(stored.source.name)")
+        print("  clinical date: \(stored.clinicalDate?.text ?? "-")")
+        print("  added:         \(JSONOutput.iso8601(stored.addedDate))")
+        let json = try stored.resource.json()
+        print(JSONWriter.pretty(.object(json)))
+    }
+}

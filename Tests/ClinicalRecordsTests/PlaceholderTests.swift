@@ -1,0 +1,3 @@
+import Testing
+@testable import ClinicalRecords
+@Test func placeholder() {}

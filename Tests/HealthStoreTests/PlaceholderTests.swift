@@ -1,0 +1,3 @@
+import Testing
+@testable import HealthStore
+@Test func placeholder() {}
