@@ -48,5 +48,6 @@ let package = Package(
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HealthRecordsCLITests", dependencies: ["healthrecords", "FHIR", "TestSupport"], swiftSettings: strict),
     ]
 )

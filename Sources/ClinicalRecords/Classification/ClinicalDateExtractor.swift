@@ -4,34 +4,41 @@ import FHIR
 public enum ClinicalDateExtractor {
     /// The clinical date of a resource, by the first element its type defines that is present.
     public static func clinicalDate(resourceType: FHIRResourceType, json o: JSONObject) -> FHIRDate? {
-        let candidates: [FHIRDate?]
+        // Each candidate is tried in order; later ones are only read when earlier ones are absent.
+        typealias Candidate = (JSONObject) -> FHIRDate?
+        func date(_ key: String) -> Candidate { { $0.date(key) } }
+        func periodStart(_ key: String) -> Candidate { { $0.period(key)?.start } }
+        func nested(_ outer: String, _ inner: @escaping Candidate) -> Candidate { { $0.object(outer).flatMap(inner) } }
+        let candidates: [Candidate]
         switch resourceType.rawValue {
         case "AllergyIntolerance":
-            candidates = [o.date("onsetDateTime"), o.period("onsetPeriod")?.start, o.date("onset"), o.date("recordedDate"), o.date("assertedDate")]
+            candidates = [date("onsetDateTime"), periodStart("onsetPeriod"), date("onset"), date("recordedDate"), date("assertedDate")]
         case "Condition":
-            candidates = [o.date("onsetDateTime"), o.period("onsetPeriod")?.start, o.date("recordedDate"), o.date("dateRecorded"), o.date("assertedDate")]
+            candidates = [date("onsetDateTime"), periodStart("onsetPeriod"), date("recordedDate"), date("dateRecorded"), date("assertedDate")]
         case "Immunization":
-            candidates = [o.date("occurrenceDateTime"), o.date("date"), o.date("recorded")]
+            candidates = [date("occurrenceDateTime"), date("date"), date("recorded")]
         case "Observation", "DiagnosticReport":
-            candidates = [o.date("effectiveDateTime"), o.period("effectivePeriod")?.start, o.date("effectiveInstant"), o.date("issued")]
+            candidates = [date("effectiveDateTime"), periodStart("effectivePeriod"), date("effectiveInstant"), date("issued")]
         case "MedicationRequest":
-            candidates = [o.date("authoredOn"), o.object("dispenseRequest")?.period("validityPeriod")?.start]
+            candidates = [date("authoredOn"), nested("dispenseRequest", periodStart("validityPeriod"))]
         case "MedicationOrder":
-            candidates = [o.date("dateWritten"), o.object("dispenseRequest")?.period("validityPeriod")?.start]
+            candidates = [date("dateWritten"), nested("dispenseRequest", periodStart("validityPeriod"))]
         case "MedicationStatement":
-            candidates = [o.date("effectiveDateTime"), o.period("effectivePeriod")?.start, o.date("dateAsserted")]
+            candidates = [date("effectiveDateTime"), periodStart("effectivePeriod"), date("dateAsserted")]
         case "MedicationDispense":
-            candidates = [o.date("whenHandedOver"), o.date("whenPrepared")]
+            candidates = [date("whenHandedOver"), date("whenPrepared")]
         case "Procedure":
-            candidates = [o.date("performedDateTime"), o.period("performedPeriod")?.start]
+            candidates = [date("performedDateTime"), periodStart("performedPeriod")]
         case "DocumentReference":
-            candidates = [o.date("date"), o.date("created"), o.object("context")?.period("period")?.start, o.date("indexed")]
+            candidates = [date("date"), date("created"), nested("context", periodStart("period")), date("indexed")]
         case "Coverage":
-            candidates = [o.period("period")?.start]
+            candidates = [periodStart("period")]
         default:
-            candidates = [o.date("effectiveDateTime"), o.date("date"), o.date("issued")]
+            candidates = [date("effectiveDateTime"), date("date"), date("issued")]
         }
-        for case let d? in candidates { return d }
+        for candidate in candidates {
+            if let d = candidate(o) { return d }
+        }
         return nil
     }
 }

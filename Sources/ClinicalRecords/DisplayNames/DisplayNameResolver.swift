@@ -98,7 +98,13 @@ public struct DisplayNameResolver: Sendable {
 }
 
 extension String {
-    var isBlank: Bool { allSatisfy(\.isWhitespace) }
-    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+    var isBlank: Bool { utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D } }
+
+    /// Without surrounding whitespace; the common case (nothing to trim) costs no Foundation call.
+    var trimmed: String {
+        guard let first = utf8.first, let last = utf8.last else { return self }
+        let ws: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        return ws(first) || ws(last) ? trimmingCharacters(in: .whitespacesAndNewlines) : self
+    }
 }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads an NDJSON file (one JSON value per line, as FHIR bulk export writes) as a stream.
 ///
@@ -33,13 +36,19 @@ public struct NDJSONReader: ~Copyable {
     /// The next non-blank line, or `nil` at the end of the file.
     public mutating func next() throws -> Line? {
         while true {
-            if let nl = buffer[position...].firstIndex(of: 0x0A) {
+            let start = position
+            let newline: Int? = buffer.withUnsafeBytes { raw -> Int? in
+                guard start < raw.count, let base = raw.baseAddress else { return nil }
+                guard let hit = memchr(base + start, 0x0A, raw.count - start) else { return nil }
+                return base.distance(to: UnsafeRawPointer(hit))
+            }
+            if let nl = newline {
                 var end = nl
                 if end > position, buffer[end - 1] == 0x0D { end -= 1 }
-                let line = buffer.subdata(in: position..<end)
                 position = nl + 1
                 lineNumber += 1
-                if line.count > maxLineBytes { throw FHIRError.lineTooLong(line: lineNumber, limit: maxLineBytes) }
+                if end - start > maxLineBytes { throw FHIRError.lineTooLong(line: lineNumber, limit: maxLineBytes) }
+                let line = buffer.subdata(in: start..<end)
                 if Self.isBlank(line) { continue }
                 return Line(number: lineNumber, data: line)
             }
@@ -63,6 +72,6 @@ public struct NDJSONReader: ~Copyable {
     }
 
     private static func isBlank(_ d: Data) -> Bool {
-        d.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        d.withUnsafeBytes { raw in raw.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
     }
 }

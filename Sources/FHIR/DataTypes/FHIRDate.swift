@@ -30,7 +30,15 @@ public struct FHIRDate: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Parses FHIR date text; `nil` when it is not a date.
     public init?(_ text: String) {
-        let b = Array(text.utf8)
+        var copy = text
+        guard let parsed = copy.withUTF8({ FHIRDate.parse($0) }) else { return nil }
+        self.text = text
+        (precision, year, month, day, hour, minute, second, fraction, timeZoneOffset) = parsed
+    }
+
+    private typealias Parts = (Precision, Int, Int, Int, Int, Int, Int, Double, Int?)
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Parts? {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
@@ -43,8 +51,8 @@ public struct FHIRDate: Sendable, Hashable, Comparable, CustomStringConvertible 
             i += n
             return v
         }
-        func expect(_ c: Character) -> Bool {
-            guard i < b.count, b[i] == c.asciiValue! else { return false }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < b.count, b[i] == c else { return false }
             i += 1
             return true
         }
@@ -54,52 +62,47 @@ public struct FHIRDate: Sendable, Hashable, Comparable, CustomStringConvertible 
         var tz: Int? = nil
         var precision = Precision.year
         parse: do {
-            guard expect("-") else { break parse }
+            guard expect(0x2D) else { break parse }  // -
             guard let m = digits(2), (1...12).contains(m) else { return nil }
             mo = m
             precision = .month
-            guard expect("-") else { break parse }
+            guard expect(0x2D) else { break parse }
             guard let dd = digits(2), dd >= 1, dd <= FHIRDate.daysInMonth(year: y, month: m) else { return nil }
             d = dd
             precision = .day
-            guard expect("T") || expect(" ") else { break parse }
-            guard let hh = digits(2), hh < 24, expect(":"), let mm = digits(2), mm < 60 else { return nil }
+            guard expect(0x54) || expect(0x20) else { break parse }  // T or space
+            guard let hh = digits(2), hh < 24, expect(0x3A), let mm = digits(2), mm < 60 else { return nil }
             h = hh
             mi = mm
             precision = .minute
-            if expect(":") {
+            if expect(0x3A) {
                 guard let ss = digits(2), ss < 61 else { return nil }
                 s = min(ss, 59)
                 precision = .second
-                if expect(".") {
+                if expect(0x2E) {  // .
+                    var scale = 0.1
                     let start = i
-                    while i < b.count, b[i] &- 0x30 < 10, i - start < 12 { i += 1 }
-                    guard i > start, let f = Double("0." + String(decoding: b[start..<i], as: UTF8.self)) else { return nil }
-                    frac = f
+                    while i < b.count, b[i] &- 0x30 < 10, i - start < 12 {
+                        frac += Double(b[i] &- 0x30) * scale
+                        scale /= 10
+                        i += 1
+                    }
+                    guard i > start else { return nil }
                 }
             }
-            if expect("Z") {
+            if expect(0x5A) {  // Z
                 tz = 0
             } else if i < b.count, b[i] == 0x2B || b[i] == 0x2D {
                 let sign = b[i] == 0x2D ? -1 : 1
                 i += 1
                 guard let th = digits(2), th <= 14 else { return nil }
-                _ = expect(":")
+                _ = expect(0x3A)
                 guard let tm = digits(2), tm < 60 else { return nil }
                 tz = sign * (th * 3600 + tm * 60)
             }
         }
         guard i == b.count else { return nil }
-        self.text = text
-        self.precision = precision
-        self.year = y
-        self.month = mo
-        self.day = d
-        self.hour = h
-        self.minute = mi
-        self.second = s
-        self.fraction = frac
-        self.timeZoneOffset = tz
+        return (precision, y, mo, d, h, mi, s, frac, tz)
     }
 
     /// The first instant the date covers (UTC when no zone is given).

@@ -8,8 +8,8 @@ public enum FHIRReleaseDetector {
         if let profiles = object.object("meta")?.list("profile") {
             for p in profiles {
                 guard let s = p.stringValue else { continue }
-                if s.contains("/DSTU2/") || s.contains("/fhir/DSTU2") { return .dstu2 }
-                if s.contains("/R4/") || s.contains("hl7.org/fhir/us/core/") { return .r4 }
+                if s.containsBytes("/DSTU2/") || s.containsBytes("/fhir/DSTU2") { return .dstu2 }
+                if s.containsBytes("/R4/") || s.containsBytes("hl7.org/fhir/us/core/") { return .r4 }
             }
         }
         switch type.rawValue {
@@ -50,5 +50,27 @@ public enum FHIRReleaseDetector {
             break
         }
         return nil
+    }
+}
+
+extension String {
+    /// Byte-wise substring search; Foundation's `contains` is locale-aware and slow on hot paths.
+    func containsBytes(_ needle: StaticString) -> Bool {
+        var copy = self
+        return copy.withUTF8 { hay in
+            let n = needle.utf8CodeUnitCount
+            guard n <= hay.count else { return false }
+            let p = needle.utf8Start
+            var i = 0
+            while i + n <= hay.count {
+                if hay[i] == p[0] {
+                    var k = 1
+                    while k < n, hay[i + k] == p[k] { k += 1 }
+                    if k == n { return true }
+                }
+                i += 1
+            }
+            return false
+        }
     }
 }

@@ -8,13 +8,16 @@ extension HealthStore {
     /// (another `healthrecords import`) are found by checking the anchor every `pollInterval`.
     /// Each notice carries the anchor to pass to an ``AnchoredQuery``.
     ///
-    /// - Parameter types: the types to watch; `nil` for all.
-    public func observe(types: Set<ClinicalType>? = nil, pollInterval: Duration = .seconds(1)) -> AsyncStream<StoreChange> {
+    /// - Parameters:
+    ///   - types: the types to watch; `nil` for all.
+    ///   - anchor: report changes after this anchor; `nil` for changes after the observer starts.
+    public func observe(types: Set<ClinicalType>? = nil, after anchor: QueryAnchor? = nil, pollInterval: Duration = .seconds(1)) -> AsyncStream<StoreChange> {
         let local = localChanges()
         let store = self
         return AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
             let task = Task {
-                var last = (try? await store.currentAnchor()) ?? .initial
+                var last: QueryAnchor
+                if let anchor { last = anchor } else { last = (try? await store.currentAnchor()) ?? .initial }
                 await withTaskGroup(of: Void.self) { group in
                     let (merged, sink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
                     group.addTask {
@@ -26,13 +29,14 @@ extension HealthStore {
                             sink.yield()
                         }
                     }
+                    // Changes may already be waiting when the caller passed an older anchor.
+                    sink.yield()
                     for await _ in merged {
                         if Task.isCancelled { break }
-                        guard let now = try? await store.currentAnchor(), now > last else { continue }
-                        let changed = (try? await store.changedTypes(since: last)) ?? []
-                        last = now
-                        let relevant = types.map { changed.intersection($0) } ?? changed
-                        if !relevant.isEmpty { continuation.yield(StoreChange(types: relevant, anchor: now)) }
+                        guard let summary = try? await store.changeSummary(since: last), summary.anchor > last else { continue }
+                        last = summary.anchor
+                        let relevant = types.map { summary.types.intersection($0) } ?? summary.types
+                        if !relevant.isEmpty { continuation.yield(StoreChange(types: relevant, anchor: summary.anchor)) }
                     }
                     group.cancelAll()
                 }

@@ -101,8 +101,13 @@ public struct RecordImporter: Sendable {
         report.files = failures
         let total = files.reduce(Int64(0)) { $0 + $1.bytes }
         var done: Int64 = 0
+        // Read and classify the next file while the current one is written: the two halves use
+        // different cores. At most two files are in memory at once.
+        var next: Task<Result<any ResourceProducer, ImportError>, Never>? = files.first.map { f in Task { prepare(f) } }
         for (k, file) in files.enumerated() {
-            let result = await importFile(file)
+            let prepared = await next!.value
+            next = k + 1 < files.count ? Task { [files] in prepare(files[k + 1]) } : nil
+            let result = await store(file, prepared)
             report.files.append(result)
             done += file.bytes
             progress?(ImportProgress(filesDone: k + 1, filesTotal: files.count, bytesDone: done, bytesTotal: total, lastFile: result))
@@ -112,26 +117,37 @@ public struct RecordImporter: Sendable {
 
     /// Imports one file in one transaction.
     public func importFile(_ file: Candidate) async -> FileImportResult {
+        await store(file, prepare(file))
+    }
+
+    /// Reads and classifies a JSON file, or opens an NDJSON file for streaming.
+    func prepare(_ file: Candidate) -> Result<any ResourceProducer, ImportError> {
+        let documents = FHIRDocumentReader(jsonLimits: options.jsonLimits, maxBundleEntries: options.maxBundleEntries, fhirVersion: options.fhirVersion)
+        if Self.isNDJSON(file.url) {
+            do {
+                return .success(try NDJSONProducer(url: file.url, maxLineBytes: options.maxLineBytes, documents: documents, builder: builder))
+            } catch {
+                return .failure(.unreadable(path: file.url.path, reason: (error as NSError).localizedDescription))
+            }
+        }
+        guard file.bytes <= options.jsonLimits.maxDocumentBytes else {
+            return .failure(.fileTooLarge(size: file.bytes, limit: options.jsonLimits.maxDocumentBytes))
+        }
+        let data: Data
+        do { data = try Data(contentsOf: file.url) } catch {
+            return .failure(.unreadable(path: file.url.path, reason: (error as NSError).localizedDescription))
+        }
+        let content: FHIRContent
+        do { content = try documents.read(data, sourceURL: nil) } catch { return .failure(error == .notFHIR ? .notFHIR : .fhir(error)) }
+        do { return .success(ResourceList(Self.lastOccurrences(try builder.classify(content)))) } catch { return .failure(.fhir(error)) }
+    }
+
+    /// Writes a prepared file in one transaction and reports what happened.
+    func store(_ file: Candidate, _ prepared: Result<any ResourceProducer, ImportError>) async -> FileImportResult {
         let path = file.url.path
         let source = options.source ?? RecordSource(identifier: file.url.lastPathComponent)
-        let documents = FHIRDocumentReader(jsonLimits: options.jsonLimits, maxBundleEntries: options.maxBundleEntries, fhirVersion: options.fhirVersion)
         do {
-            let producer: any ResourceProducer
-            if Self.isNDJSON(file.url) {
-                producer = try NDJSONProducer(url: file.url, maxLineBytes: options.maxLineBytes, documents: documents, builder: builder)
-            } else {
-                guard file.bytes <= options.jsonLimits.maxDocumentBytes else {
-                    throw ImportError.fileTooLarge(size: file.bytes, limit: options.jsonLimits.maxDocumentBytes)
-                }
-                let data: Data
-                do { data = try Data(contentsOf: file.url) } catch {
-                    throw ImportError.unreadable(path: path, reason: (error as NSError).localizedDescription)
-                }
-                let content: FHIRContent
-                do { content = try documents.read(data, sourceURL: nil) } catch { throw error == .notFHIR ? ImportError.notFHIR : ImportError.fhir(error) }
-                do { producer = ResourceList(Self.lastOccurrences(try builder.classify(content))) } catch { throw ImportError.fhir(error) }
-            }
-            let outcome = try await store.importResources(source: source, from: producer)
+            let outcome = try await store.importResources(source: source, from: try prepared.get())
             return FileImportResult(path: path, status: .imported, outcome: outcome, source: source.identifier, error: nil, bytes: file.bytes)
         } catch let e as ImportError {
             if e == .notFHIR, !file.explicit {

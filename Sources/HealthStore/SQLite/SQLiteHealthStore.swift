@@ -151,15 +151,16 @@ public final class SQLiteHealthStore: HealthStore {
         try await read { db in QueryAnchor(rawValue: try Int64.fetchOne(db, sql: "SELECT value FROM anchor_counter") ?? 0) }
     }
 
-    public func changedTypes(since anchor: QueryAnchor) async throws -> Set<ClinicalType> {
+    public func changeSummary(since anchor: QueryAnchor) async throws -> StoreChange {
         try await read { db in
+            let current = try Int64.fetchOne(db, sql: "SELECT value FROM anchor_counter") ?? 0
             let names = try String.fetchAll(
                 db,
                 sql: """
                     SELECT DISTINCT clinical_type FROM resource WHERE anchor > ? AND clinical_type IS NOT NULL
                     UNION SELECT DISTINCT clinical_type FROM tombstone WHERE anchor > ?
                     """, arguments: [anchor.rawValue, anchor.rawValue])
-            return Set(names.compactMap(ClinicalType.init(rawValue:)))
+            return StoreChange(types: Set(names.compactMap(ClinicalType.init(rawValue:))), anchor: QueryAnchor(rawValue: current))
         }
     }
 

@@ -92,7 +92,8 @@ struct SQLiteQueryBuilder {
                 text += " AND r.identity = ?"
                 args += [sealer.identityKey([source, t.rawValue, id])]
             case .source(let s):
-                text += " AND s.identifier = ?"
+                // A subquery (not the join) lets SQLite use the (source, type, date) index.
+                text += " AND r.source_id = (SELECT id FROM source WHERE identifier = ?)"
                 args += [s]
             case .addedDate(let from, let to):
                 if let from { text += " AND r.added_date >= ?"; args += [from.timeIntervalSince1970] }

@@ -40,6 +40,7 @@ enum SQLiteSchema {
                 CREATE INDEX resource_by_type_clinical ON resource(clinical_type, clinical_date, id);
                 CREATE INDEX resource_by_anchor ON resource(anchor);
                 CREATE INDEX resource_by_source ON resource(source_id, resource_type);
+                CREATE INDEX resource_by_source_type_added ON resource(source_id, clinical_type, added_date, id);
                 CREATE TABLE resource_version (
                     id INTEGER PRIMARY KEY,
                     resource_row INTEGER NOT NULL REFERENCES resource(id) ON DELETE CASCADE,

@@ -41,8 +41,8 @@ public protocol HealthStore: Sendable {
     /// The anchor of the latest change.
     func currentAnchor() async throws -> QueryAnchor
 
-    /// The clinical types with changes after an anchor.
-    func changedTypes(since anchor: QueryAnchor) async throws -> Set<ClinicalType>
+    /// The clinical types with changes after an anchor, and the current anchor, read together.
+    func changeSummary(since anchor: QueryAnchor) async throws -> StoreChange
 
     /// Notices of changes made through this store object in this process.
     func localChanges() -> AsyncStream<StoreChange>

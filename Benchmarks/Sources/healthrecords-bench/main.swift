@@ -1,0 +1,28 @@
+import Foundation
+
+// Usage: healthrecords-bench [all|import|query] [--records N]
+let args = CommandLine.arguments.dropFirst()
+let what = args.first ?? "all"
+let records = args.firstIndex(of: "--records").flatMap { Int(args[args.index(after: $0)]) } ?? 1_000_000
+
+#if DEBUG
+print("warning: this is a debug build; run `swift run -c release healthrecords-bench` for real figures\n")
+#endif
+
+@MainActor
+func runBenchmarks() async throws {
+    if what == "all" || what == "import" { try await ImportBenchmark.run() }
+    if what == "import-only" {
+        // For profilers: only the import work, 20 times.
+        var n = 0
+        let set = try ImportBenchmark.load("ndjson", "data/fhir/ndjson", "ndjson")
+        let syn = try ImportBenchmark.load("synthea", "data/fhir/synthea", "json")
+        for _ in 0..<4 {
+            if CommandLine.arguments.contains("--ndjson") { _ = try await ImportBenchmark.importRuns(set, resources: &n) }
+            if CommandLine.arguments.contains("--synthea") { _ = try await ImportBenchmark.importRuns(syn, resources: &n) }
+        }
+    }
+    if what == "all" || what == "query" { try await QueryBenchmark.run(records: records, pageSize: 50) }
+}
+
+try await runBenchmarks()

@@ -1,0 +1,153 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+import Testing
+import TestSupport
+
+@Suite struct AnchoredQueryTests {
+    @Test func returnsOnlyWhatChangedSinceAnAnchor() async throws {
+        let f = try StoreFixture()
+        try await f.importJSON("a.json", Make.bundle([Make.observation("o1"), Make.observation("o2"), Make.immunization("i1")]))
+        let all = try await f.store.changes(AnchoredQuery(type: .labResult, anchor: nil))
+        #expect(all.added.map(\.fhirResource.identifier) == ["o1", "o2"])
+        #expect(all.deleted.isEmpty)
+        let before = all.anchor
+
+        try await f.importJSON("b.json", Make.observation("o3"))
+        #expect(try await f.store.delete(source: "test", resourceType: .observation, identifier: "o1") == 1)
+        let since = try await f.store.changes(AnchoredQuery(type: .labResult, anchor: before))
+        #expect(since.added.map(\.fhirResource.identifier) == ["o3"])
+        #expect(since.deleted.map(\.identity) == [RecordIdentity(source: "test", resourceType: .observation, identifier: "o1")])
+        #expect(since.deleted[0].clinicalType == .labResult)
+        #expect(since.anchor > before)
+
+        let nothing = try await f.store.changes(AnchoredQuery(type: .labResult, anchor: since.anchor))
+        #expect(nothing.added.isEmpty && nothing.deleted.isEmpty)
+        #expect(nothing.anchor == since.anchor)
+        // Other types are not reported.
+        let immunizations = try await f.store.changes(AnchoredQuery(type: .immunization, anchor: before))
+        #expect(immunizations.added.isEmpty && immunizations.deleted.isEmpty)
+    }
+
+    @Test func pagesThroughEveryChangeExactlyOnce() async throws {
+        let f = try StoreFixture()
+        try await f.importJSON("a.json", Make.bundle((1...7).map { Make.observation("o\($0)") }))
+        _ = try await f.store.delete(source: "test", resourceType: .observation, identifier: "o2")
+        try await f.importJSON("b.json", Make.observation("o8"))
+        _ = try await f.store.delete(source: "test", resourceType: .observation, identifier: "o5")
+        var anchor: QueryAnchor? = nil
+        var added: [String] = []
+        var deleted: [String] = []
+        var pages = 0
+        while true {
+            let page = try await f.store.changes(AnchoredQuery(type: .labResult, anchor: anchor, limit: 3))
+            pages += 1
+            added += page.added.map(\.fhirResource.identifier)
+            deleted += page.deleted.map(\.identity.identifier)
+            #expect(page.added.count + page.deleted.count <= 3)
+            if page.added.isEmpty && page.deleted.isEmpty { break }
+            anchor = page.anchor
+        }
+        #expect(added == ["o1", "o3", "o4", "o6", "o7", "o8"])
+        #expect(deleted == ["o2", "o5"])
+        #expect(pages == 4)
+    }
+
+    @Test func updatedRecordsComeBackAsAdded() async throws {
+        let f = try StoreFixture()
+        try await f.importJSON("a.json", Make.observation("o1", value: "1.0"))
+        let a = try await f.store.currentAnchor()
+        try await f.importJSON("a.json", Make.observation("o1", value: "1.00"))
+        let changes = try await f.store.changes(AnchoredQuery(type: .labResult, anchor: a))
+        #expect(changes.added.map(\.fhirResource.identifier) == ["o1"])
+    }
+
+    @Test func aRecordAddedAgainAfterDeletionIsNotAlsoDeleted() async throws {
+        let f = try StoreFixture()
+        try await f.importJSON("a.json", Make.observation("o1"))
+        _ = try await f.store.delete(source: "test", resourceType: nil, identifier: nil)
+        try await f.importJSON("a.json", Make.observation("o1"))
+        let changes = try await f.store.changes(AnchoredQuery(type: nil, anchor: nil))
+        #expect(changes.added.count == 1)
+        #expect(changes.deleted.isEmpty)
+    }
+
+    @Test func deletingASourceRemovesEverythingFromIt() async throws {
+        let f = try StoreFixture()
+        try await f.importJSON("a.json", Make.bundle([Make.observation("o1"), #"{"resourceType":"Patient","id":"p"}"#]), source: "s1")
+        try await f.importJSON("b.json", Make.observation("o2"), source: "s2")
+        #expect(try await f.store.delete(source: "s1", resourceType: nil, identifier: nil) == 2)
+        #expect(try await f.store.records(SampleQuery(type: nil)).map(\.source.identifier) == ["s2"])
+        #expect(try await f.store.contextResources(ofType: .patient, source: nil).isEmpty)
+        #expect(try await f.store.delete(source: "nobody", resourceType: nil, identifier: nil) == 0)
+    }
+}
+
+@Suite struct ObserverTests {
+    @Test func announcesChangesForWatchedTypesOnly() async throws {
+        let f = try StoreFixture()
+        let start = try await f.store.currentAnchor()
+        let stream = f.store.observe(types: [.immunization], after: start, pollInterval: .seconds(30))
+        try await f.importJSON("a.json", Make.observation("o1"))
+        let afterObservation = try await f.store.currentAnchor()
+        try await f.importJSON("b.json", Make.immunization("i1"))
+        let change = try await firstElement(of: stream)
+        #expect(change.types == [.immunization])
+        #expect(change.anchor > afterObservation)
+        #expect(change.anchor == (try await f.store.currentAnchor()))
+    }
+
+    @Test func seesChangesMadeByAnotherStoreObject() async throws {
+        let f = try StoreFixture()
+        let other = try SQLiteHealthStore(path: f.dir.path("store.sqlite"))
+        let stream = f.store.observe(types: nil, after: try await f.store.currentAnchor(), pollInterval: .milliseconds(50))
+        let path = try f.dir.write("in/x.json", Make.observation("o1"))
+        _ = await RecordImporter(store: other).importPaths([path])
+        let change = try await firstElement(of: stream)
+        #expect(change.types == [.labResult])
+    }
+}
+
+@Suite struct ConcurrencyTests {
+    /// A producer that holds the write transaction open for a while.
+    final class SlowProducer: ResourceProducer, @unchecked Sendable {
+        var done = false
+        func next() throws -> ClassifiedResource? {
+            if done { return nil }
+            done = true
+            Thread.sleep(forTimeInterval: 1.5)
+            return try RecordBuilder().classify(try FHIRResource(data: Data(Make.observation("slow").utf8)))
+        }
+    }
+
+    @Test func aSecondWriterGetsStoreBusyAfterItsTimeout() async throws {
+        let f = try StoreFixture()
+        let second = try SQLiteHealthStore(path: f.dir.path("store.sqlite"), busyTimeout: 0.2)
+        let slow = Task { try await f.store.importResources(source: RecordSource(identifier: "a"), from: SlowProducer()) }
+        try await Task.sleep(for: .milliseconds(300))
+        await #expect(throws: HealthStoreError.storeBusy(path: f.dir.path("store.sqlite"))) {
+            try await second.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
+        }
+        #expect(try await slow.value.inserted == 1)
+    }
+}
+
+struct TimedOut: Error {}
+
+/// The first element of a stream, or a failure after `seconds` (a test must never hang).
+func firstElement<T: Sendable>(of stream: AsyncStream<T>, seconds: Double = 10) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut() }
+        return value
+    }
+}

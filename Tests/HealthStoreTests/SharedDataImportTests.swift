@@ -1,0 +1,69 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+import Testing
+import TestSupport
+
+@Suite struct SharedDataImportTests {
+    /// Every file under shared/data/fhir imports; re-importing changes nothing; every single-resource
+    /// file comes back byte for byte.
+    @Test func importsEverySharedFileAndGivesBackTheBytes() async throws {
+        let f = try StoreFixture()
+        let report = await f.importer().importPaths([Shared.url("data/fhir").path])
+        #expect(report.failed == 0, "\(report.files.filter { $0.status == .failed }.map { "\($0.path): \($0.error!)" })")
+        #expect(report.skipped == 1)
+        #expect(report.files.first { $0.status == .skipped }?.path.hasSuffix("ndjson/log.ndjson") == true)
+        #expect(report.files.count == 346)
+        #expect(report.totals.inserted > 9000)
+
+        let again = await f.importer().importPaths([Shared.url("data/fhir").path])
+        #expect(again.failed == 0)
+        #expect(again.totals.inserted == 0)
+        #expect(again.totals.updated == 0)
+        #expect(again.totals.unchanged == report.totals.inserted + report.totals.updated)
+
+        var singles = 0
+        for file in Shared.files("data/fhir", extensions: ["json"]) {
+            let data = try Data(contentsOf: file)
+            guard case .resource(let r) = try FHIRDocumentReader().read(data) else { continue }
+            let stored = try await f.store.resource(RecordIdentity(source: file.lastPathComponent, resourceType: r.resourceType, identifier: r.identifier))
+            #expect(stored?.resource.data == data, "\(file.lastPathComponent)")
+            singles += 1
+        }
+        #expect(singles > 250)
+    }
+
+    /// Expected counts were made by an independent script over the same files: Observations by
+    /// category (vital-signs 588, laboratory 933; survey 128 and exam 2 are context), other types by
+    /// resourceType.
+    @Test func countsSyntheaRecordsPerClinicalType() async throws {
+        let f = try StoreFixture()
+        let report = await f.importer().importPaths([Shared.url("data/fhir/synthea").path])
+        #expect(report.failed == 0)
+        let expected: [ClinicalType: Int] = [
+            .allergy: 22, .condition: 73, .immunization: 229, .labResult: 933, .medication: 69,
+            .procedure: 79, .vitalSign: 588, .coverage: 0, .clinicalNote: 102,
+        ]
+        for (type, n) in expected {
+            #expect(try await f.store.count(SampleQuery(type: type)) == n, "\(type)")
+        }
+        #expect(report.totals.inserted == expected.values.reduce(0, +))
+        #expect(report.totals.notRecords == 1032)
+    }
+
+    @Test func keepsDecimalTextThroughTheStore() async throws {
+        let f = try StoreFixture()
+        let file = Shared.url("data/fhir/r4-examples/diagnosticreport-example.json")
+        let report = await f.importer().importPaths([file.path])
+        #expect(report.succeeded)
+        let records = try await f.store.records(SampleQuery(type: .labResult))
+        let texts = try records.flatMap { r -> [String] in
+            try r.fhirResource.json().list("referenceRange").compactMap { $0.objectValue?.quantity("high")?.value?.text }
+        }
+        #expect(texts.contains("0.40"))
+        #expect(texts.contains("6.0"))
+        let raw = records.map { String(decoding: $0.fhirResource.data, as: UTF8.self) }.joined()
+        #expect(raw.contains("\"value\": 0.40"))
+    }
+}

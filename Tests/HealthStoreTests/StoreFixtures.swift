@@ -1,0 +1,62 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+import Synchronization
+import TestSupport
+
+/// A store in a temporary folder, with a clock tests can move.
+final class StoreFixture: Sendable {
+    let dir = TemporaryDirectory()
+    let store: SQLiteHealthStore
+    private let time = MovableTime()
+
+    init(busyTimeout: TimeInterval = 10) throws {
+        let time = self.time
+        store = try SQLiteHealthStore(path: dir.path("store.sqlite"), clock: HealthClock { time.now }, busyTimeout: busyTimeout)
+    }
+
+    var now: Date { time.now }
+
+    func advance(_ seconds: TimeInterval) { time.advance(seconds) }
+
+    func importer(source: String? = nil) -> RecordImporter {
+        RecordImporter(store: store, options: RecordImporter.Options(source: source.map { RecordSource(identifier: $0) }))
+    }
+
+    /// Imports JSON text as one file named `name`.
+    @discardableResult
+    func importJSON(_ name: String, _ text: String, source: String = "test") async throws -> FileImportResult {
+        let path = try dir.write("in/" + name, text)
+        let report = await importer(source: source).importPaths([path])
+        return report.files[0]
+    }
+}
+
+/// Builds small FHIR resources for tests.
+enum Make {
+    static func observation(_ id: String, loinc: String = "2339-0", value: String = "5.4", date: String = "2020-01-02", category: String = "laboratory") -> String {
+        """
+        {"resourceType":"Observation","id":"\(id)","category":[{"coding":[{"code":"\(category)"}]}],
+         "code":{"coding":[{"system":"http://loinc.org","code":"\(loinc)","display":"Obs \(id)"}]},
+         "effectiveDateTime":"\(date)","valueQuantity":{"value":\(value),"unit":"mmol/L"}}
+        """
+    }
+
+    static func immunization(_ id: String, cvx: String = "207", date: String = "2021-01-02") -> String {
+        """
+        {"resourceType":"Immunization","id":"\(id)","status":"completed","vaccineCode":{"coding":[{"system":"http://hl7.org/fhir/sid/cvx","code":"\(cvx)"}]},"occurrenceDateTime":"\(date)"}
+        """
+    }
+
+    static func bundle(_ resources: [String]) -> String {
+        #"{"resourceType":"Bundle","type":"collection","entry":["# + resources.map { #"{"resource":\#($0)}"# }.joined(separator: ",") + "]}"
+    }
+}
+
+/// A time that tests move forward by hand.
+final class MovableTime: Sendable {
+    private let value = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    var now: Date { value.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { value.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
