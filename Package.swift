@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
+        .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
@@ -18,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         .target(name: "FHIR", swiftSettings: strict),
@@ -25,6 +28,17 @@ let package = Package(
             name: "ClinicalRecords",
             dependencies: ["FHIR"],
             resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "SmartHealthCards",
+            dependencies: [
+                "FHIR", "ClinicalRecords", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strict
         ),
         .target(
@@ -47,6 +61,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HealthRecordsCLITests", dependencies: ["healthrecords", "FHIR", "TestSupport"], swiftSettings: strict),
     ]

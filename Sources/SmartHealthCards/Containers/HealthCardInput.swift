@@ -1,0 +1,60 @@
+import FHIR
+import Foundation
+
+/// Takes the JWS texts out of what people hand a verifier: a `.smart-health-card` file, a FHIR
+/// `$health-cards-issue` `Parameters` response, `shc:/` QR text, or bare JWS text.
+public enum HealthCardInput {
+    /// One card found in an input, with where it came from.
+    public struct Card: Sendable {
+        /// The JWS text.
+        public let jws: String
+        /// Where it came from, e.g. `file.smart-health-card#0`.
+        public let origin: String
+        /// Findings about the container (deprecated chunking…).
+        public let warnings: [VerificationIssue]
+        /// Whether the card came from QR text (so QR size limits apply).
+        public let fromQR: Bool
+    }
+
+    /// What kind of text an input is.
+    public enum Kind: Sendable {
+        case json, qrText, jws
+    }
+
+    /// Guesses the kind of input from its first bytes.
+    public static func kind(of data: Data) -> Kind {
+        let first = data.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
+        if first == UInt8(ascii: "{") { return .json }
+        if data.starts(with: Array("shc:/".utf8)) || data.starts(with: Array("SHC:/".utf8)) { return .qrText }
+        return .jws
+    }
+
+    /// The cards in a JSON container: `{"verifiableCredential":[…]}` or a `Parameters` resource.
+    public static func cards(json data: Data, origin: String) throws(VerificationIssueError) -> [Card] {
+        let value: JSONValue
+        do { value = try JSONReader().read(data) } catch { throw VerificationIssueError(.jwsMalformed, "\(origin): not JSON: \(error)") }
+        guard let o = value.objectValue else { throw VerificationIssueError(.jwsMalformed, "\(origin): not a JSON object") }
+        var texts: [String] = []
+        if let list = o["verifiableCredential"] {
+            guard let a = list.arrayValue else { throw VerificationIssueError(.jwsMalformed, "\(origin): verifiableCredential is not an array") }
+            for (k, v) in a.enumerated() {
+                guard let s = v.stringValue else { throw VerificationIssueError(.jwsMalformed, "\(origin): verifiableCredential[\(k)] is not a string") }
+                texts.append(s)
+            }
+        } else if o.string("resourceType") == "Parameters" {
+            for p in o.list("parameter") where p["name"]?.stringValue == "verifiableCredential" {
+                guard let s = p["valueString"]?.stringValue else { throw VerificationIssueError(.jwsMalformed, "\(origin): a verifiableCredential parameter has no valueString") }
+                texts.append(s)
+            }
+        } else {
+            throw VerificationIssueError(.jwsMalformed, "\(origin): neither a .smart-health-card file (verifiableCredential) nor a Parameters resource")
+        }
+        return texts.enumerated().map { Card(jws: $0.element, origin: "\(origin)#\($0.offset)", warnings: [], fromQR: false) }
+    }
+
+    /// The card in one or more `shc:/` texts (several texts are the chunks of one card).
+    public static func card(qrTexts: [String], origin: String) throws(VerificationIssueError) -> Card {
+        let (jws, warnings) = try HealthCardQRText.assemble(qrTexts)
+        return Card(jws: jws, origin: origin, warnings: warnings, fromQR: true)
+    }
+}

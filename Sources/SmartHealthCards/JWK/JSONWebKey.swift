@@ -1,0 +1,207 @@
+import Crypto
+import FHIR
+import Foundation
+import Synchronization
+
+/// A JSON Web Key as SMART Health Cards use them: EC P-256 for ES256.
+public struct JSONWebKey: Sendable {
+    /// The key's JSON, member order kept.
+    public let json: JSONObject
+
+    /// `kty`, `crv`, `x`, `y`, `kid`, `use`, `alg`.
+    public var keyType: String? { json.string("kty") }
+    public var curve: String? { json.string("crv") }
+    public var x: String? { json.string("x") }
+    public var y: String? { json.string("y") }
+    public var keyID: String? { json.string("kid") }
+    public var use: String? { json.string("use") }
+    public var algorithm: String? { json.string("alg") }
+    /// The private member `d`, present only in private keys.
+    public var privateScalar: String? { json.string("d") }
+    /// `x5c`: standard-base64 DER certificates, leaf first.
+    public var certificateChain: [String]? { json["x5c"]?.arrayValue?.compactMap(\.stringValue) }
+    /// `crlVersion`: present when the issuer publishes a revocation list for this key.
+    public var crlVersion: Int? { json["crlVersion"]?.numberValue?.intValue }
+
+    private let memo = KeyMemo()
+
+    /// Wraps a key object.
+    public init(json: JSONObject) { self.json = json }
+
+    /// Reads a key from JSON text.
+    public init(data: Data) throws(JWKError) {
+        let value: JSONValue
+        do { value = try JSONReader().read(data) } catch { throw .notJSON(error.description) }
+        guard let o = value.objectValue else { throw .notAnObject }
+        self.json = o
+    }
+
+    /// ``signingKeyProblems()``, computed once per key value (a cached key set is verified against
+    /// thousands of cards).
+    public func cachedSigningKeyProblems() -> [JWKError] {
+        if let known = memo.problems { return known }
+        let p = signingKeyProblems()
+        memo.problems = p
+        return p
+    }
+
+    /// The RFC 7638 thumbprint: base64url SHA-256 of `{"crv","kty","x","y"}` in that order.
+    public func thumbprint() throws(JWKError) -> String {
+        guard keyType == "EC" else { throw .unsupportedKeyType(keyType ?? "none") }
+        guard let crv = curve, let x, let y else { throw .missingMember("crv, x or y") }
+        var canonical: [UInt8] = []
+        canonical.reserveCapacity(160)
+        canonical += Array(#"{"crv":"#.utf8)
+        JSONWriter.writeString(crv, to: &canonical)
+        canonical += Array(#","kty":"EC","x":"#.utf8)
+        JSONWriter.writeString(x, to: &canonical)
+        canonical += Array(#","y":"#.utf8)
+        JSONWriter.writeString(y, to: &canonical)
+        canonical.append(UInt8(ascii: "}"))
+        return Base64URL.encode(Array(SHA256.hash(data: canonical)))
+    }
+
+    /// The P-256 public key (the point is checked to be on the curve).
+    public func p256PublicKey() throws(JWKError) -> P256.Signing.PublicKey {
+        if let cached = memo.publicKey { return cached }
+        let key = try makeP256PublicKey()
+        memo.publicKey = key
+        return key
+    }
+
+    private func makeP256PublicKey() throws(JWKError) -> P256.Signing.PublicKey {
+        guard keyType == "EC" else { throw .unsupportedKeyType(keyType ?? "none") }
+        guard curve == "P-256" else { throw .unsupportedCurve(curve ?? "none") }
+        guard let x, let y else { throw .missingMember("x or y") }
+        let xb: [UInt8]
+        let yb: [UInt8]
+        do {
+            xb = try Base64URL.decode(x)
+            yb = try Base64URL.decode(y)
+        } catch { throw .invalidCoordinates("not base64url") }
+        guard xb.count == 32, yb.count == 32 else { throw .invalidCoordinates("coordinates must be 32 bytes, got \(xb.count) and \(yb.count)") }
+        do { return try P256.Signing.PublicKey(rawRepresentation: xb + yb) } catch {
+            throw .invalidCoordinates("the point is not on the P-256 curve")
+        }
+    }
+
+    /// The P-256 private key, for issuing.
+    public func p256PrivateKey() throws(JWKError) -> P256.Signing.PrivateKey {
+        guard keyType == "EC" else { throw .unsupportedKeyType(keyType ?? "none") }
+        guard curve == "P-256" else { throw .unsupportedCurve(curve ?? "none") }
+        guard let d = privateScalar else { throw .missingPrivateKey }
+        let db: [UInt8]
+        do { db = try Base64URL.decode(d) } catch { throw .invalidCoordinates("d is not base64url") }
+        guard db.count == 32 else { throw .invalidCoordinates("d must be 32 bytes") }
+        let key: P256.Signing.PrivateKey
+        do { key = try P256.Signing.PrivateKey(rawRepresentation: db) } catch { throw .invalidCoordinates("d is not a valid P-256 scalar") }
+        if let pub = try? p256PublicKey(), pub.rawRepresentation != key.publicKey.rawRepresentation {
+            throw .invalidCoordinates("x and y do not belong to d")
+        }
+        return key
+    }
+
+    /// Every reason this key is not a valid SMART Health Card signing key (empty when it is).
+    ///
+    /// The spec requires `kty` EC, `crv` P-256, `use` sig, `alg` ES256, a `kid` equal to the
+    /// RFC 7638 thumbprint, and no private member `d`.
+    public func signingKeyProblems() -> [JWKError] {
+        var problems: [JWKError] = []
+        if keyType != "EC" { problems.append(.unsupportedKeyType(keyType ?? "none")) }
+        if curve != "P-256" { problems.append(.unsupportedCurve(curve ?? "none")) }
+        if use != "sig" { problems.append(.wrongUse(use)) }
+        if algorithm != "ES256" { problems.append(.wrongAlgorithm(algorithm)) }
+        if privateScalar != nil { problems.append(.privateMemberPresent) }
+        if problems.isEmpty {
+            do {
+                _ = try p256PublicKey()
+                let t = try thumbprint()
+                if keyID != t { problems.append(.kidMismatch(kid: keyID, thumbprint: t)) }
+            } catch {
+                problems.append(error)
+            }
+        }
+        return problems
+    }
+
+    /// This key without its private member, for publishing.
+    public var publicJWK: JSONWebKey {
+        JSONWebKey(json: JSONObject(json.members.filter { $0.key != "d" }))
+    }
+}
+
+/// A JSON Web Key Set.
+public struct JWKSet: Sendable {
+    /// The keys, in order.
+    public let keys: [JSONWebKey]
+
+    /// Makes a set.
+    public init(keys: [JSONWebKey]) { self.keys = keys }
+
+    /// Reads `{"keys":[…]}`.
+    public init(data: Data) throws(JWKError) {
+        let value: JSONValue
+        do { value = try JSONReader(limits: JSONLimits(maxDocumentBytes: 4 << 20, maxDepth: 16, maxStringBytes: 1 << 20, maxContainerElements: 10_000)).read(data) } catch {
+            throw .notJSON(error.description)
+        }
+        try self.init(json: value)
+    }
+
+    /// Reads a parsed `{"keys":[…]}`.
+    public init(json value: JSONValue) throws(JWKError) {
+        guard let keys = value["keys"]?.arrayValue else { throw .missingMember("keys") }
+        self.keys = keys.compactMap { $0.objectValue.map(JSONWebKey.init(json:)) }
+    }
+
+    /// Every key with this `kid` (the same key can appear once per trust framework, differing in `x5c`).
+    public func keys(withID kid: String) -> [JSONWebKey] { keys.filter { $0.keyID == kid } }
+
+    /// The set's JSON.
+    public var json: JSONValue { .object(JSONObject([JSONMember("keys", .array(keys.map { .object($0.json) }))])) }
+}
+
+/// Why a key cannot be used.
+public enum JWKError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notJSON(String)
+    case notAnObject
+    case missingMember(String)
+    case unsupportedKeyType(String)
+    case unsupportedCurve(String)
+    case wrongUse(String?)
+    case wrongAlgorithm(String?)
+    case privateMemberPresent
+    case missingPrivateKey
+    case invalidCoordinates(String)
+    case kidMismatch(kid: String?, thumbprint: String)
+
+    public var description: String {
+        switch self {
+        case .notJSON(let m): return "key is not JSON: \(m)"
+        case .notAnObject: return "key is not a JSON object"
+        case .missingMember(let m): return "key has no \(m)"
+        case .unsupportedKeyType(let t): return "key type \(t) is not EC"
+        case .unsupportedCurve(let c): return "curve \(c) is not P-256"
+        case .wrongUse(let u): return "key use is \(u.map { "\"\($0)\"" } ?? "missing"), not \"sig\""
+        case .wrongAlgorithm(let a): return "key alg is \(a.map { "\"\($0)\"" } ?? "missing"), not \"ES256\""
+        case .privateMemberPresent: return "a published key must not contain the private member d"
+        case .missingPrivateKey: return "the key has no private part (d)"
+        case .invalidCoordinates(let m): return "invalid key: \(m)"
+        case .kidMismatch(let kid, let t): return "kid \(kid ?? "(missing)") is not the key's RFC 7638 thumbprint \(t)"
+        }
+    }
+}
+
+/// Results derived from a key's JSON, kept so copies of the key share them.
+final class KeyMemo: Sendable {
+    private let state = Mutex<(P256.Signing.PublicKey?, [JWKError]?)>((nil, nil))
+
+    var publicKey: P256.Signing.PublicKey? {
+        get { state.withLock { $0.0 } }
+        set { state.withLock { $0.0 = newValue } }
+    }
+
+    var problems: [JWKError]? {
+        get { state.withLock { $0.1 } }
+        set { state.withLock { $0.1 = newValue } }
+    }
+}

@@ -1,0 +1,113 @@
+import FHIR
+import Foundation
+
+/// The claims of a SMART Health Card: `iss`, `nbf`, optional `exp`, and the `vc` object.
+public struct HealthCardPayload: Sendable {
+    /// The type every health card carries.
+    public static let healthCardType = "https://smarthealth.cards#health-card"
+
+    /// `iss`: the issuer URL, compared exactly as a string.
+    public let issuer: String
+    /// `nbf`: issuance time in seconds since 1970 (fractional allowed).
+    public let notBefore: Double
+    /// `exp`: expiry in seconds since 1970, when the card has one.
+    public let expiration: Double?
+    /// `vc.type`.
+    public let types: [String]
+    /// `vc.credentialSubject.fhirVersion`.
+    public let fhirVersion: String?
+    /// `vc.credentialSubject.fhirBundle`.
+    public let fhirBundle: JSONObject
+    /// `vc.rid`: the revocation id, when present.
+    public let revocationID: String?
+    /// The whole payload object.
+    public let json: JSONObject
+    /// The inflated payload bytes.
+    public let bytes: [UInt8]
+
+    /// The issue date.
+    public var issuedDate: Date { Date(timeIntervalSince1970: notBefore) }
+    /// The expiry date, when there is one.
+    public var expirationDate: Date? { expiration.map(Date.init(timeIntervalSince1970:)) }
+
+    /// Reads the claims from inflated payload bytes; problems found on the way are returned
+    /// as verification issues, hard failures thrown.
+    public init(bytes: [UInt8], limits: JSONLimits = HealthCardPayload.jsonLimits, warnings: inout [VerificationIssue]) throws(PayloadError) {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            throw PayloadError(.payloadJSON, "the inflated payload starts with a byte-order mark")
+        }
+        let value: JSONValue
+        do { value = try JSONReader(limits: limits).read(bytes) } catch { throw PayloadError(.payloadJSON, "payload is not JSON: \(error)") }
+        guard let o = value.objectValue else { throw PayloadError(.payloadJSON, "payload is not a JSON object") }
+        guard let iss = o["iss"] else { throw PayloadError(.payloadClaims, "no iss claim") }
+        guard let issuer = iss.stringValue else { throw PayloadError(.payloadClaims, "iss is not a string") }
+        let nbfValue: JSONValue
+        if let v = o["nbf"] {
+            nbfValue = v
+        } else if let iat = o["iat"] {
+            // Cards issued before spec 0.4.2 carry iat where nbf is now; still honour them.
+            warnings.append(VerificationIssue(.payloadClaims, "legacy iat claim read as nbf (replaced by nbf in spec 0.4.2)"))
+            nbfValue = iat
+        } else {
+            throw PayloadError(.payloadClaims, "no nbf claim")
+        }
+        guard let nbf = nbfValue.numberValue?.doubleValue, nbf.isFinite else { throw PayloadError(.payloadClaims, "nbf is not a number") }
+        var exp: Double? = nil
+        if let e = o["exp"] {
+            guard let v = e.numberValue?.doubleValue, v.isFinite else { throw PayloadError(.payloadClaims, "exp is not a number") }
+            exp = v
+        }
+        guard let vc = o["vc"]?.objectValue else { throw PayloadError(.payloadClaims, "no vc object") }
+        guard let typeList = vc["type"]?.arrayValue else { throw PayloadError(.payloadVCType, "vc.type is not an array") }
+        let types = typeList.compactMap(\.stringValue)
+        guard types.contains(HealthCardPayload.healthCardType) else {
+            throw PayloadError(.payloadVCType, "vc.type does not contain \(HealthCardPayload.healthCardType)")
+        }
+        guard let subject = vc["credentialSubject"]?.objectValue else { throw PayloadError(.payloadClaims, "no vc.credentialSubject object") }
+        let version = subject.string("fhirVersion")
+        if version == nil { warnings.append(VerificationIssue(.payloadClaims, "vc.credentialSubject.fhirVersion is missing")) }
+        guard let bundleValue = subject["fhirBundle"] else { throw PayloadError(.fhirBundle, "no vc.credentialSubject.fhirBundle") }
+        guard let bundle = bundleValue.objectValue, bundle.string("resourceType") == "Bundle" else {
+            throw PayloadError(.fhirBundle, "fhirBundle is not a FHIR Bundle")
+        }
+        if let rid = vc["rid"] {
+            guard let s = rid.stringValue else { throw PayloadError(.payloadRID, "vc.rid is not a string") }
+            if s.utf8.count > 24 || s.isEmpty || !s.utf8.allSatisfy(CompactJWS.isBase64URL) {
+                warnings.append(VerificationIssue(.payloadRID, "vc.rid must be 1–24 base64url characters"))
+            }
+            self.revocationID = s
+        } else {
+            self.revocationID = nil
+        }
+        if types.contains("VerifiableCredential") {
+            warnings.append(VerificationIssue(.payloadVCType, "vc.type should not include VerifiableCredential (omitted since spec 1.0)"))
+        }
+        self.issuer = issuer
+        self.notBefore = nbf
+        self.expiration = exp
+        self.types = types
+        self.fhirVersion = version
+        self.fhirBundle = bundle
+        self.json = o
+        self.bytes = bytes
+    }
+
+    /// Limits for payload JSON: a card's payload is a few KB; files may hold larger bundles.
+    public static let jsonLimits = JSONLimits(maxDocumentBytes: RawDeflate.defaultLimit, maxDepth: 64, maxStringBytes: 4 << 20, maxContainerElements: 100_000)
+}
+
+/// A payload problem: the code of the failed check and what is wrong.
+public struct PayloadError: Error, Sendable, Equatable {
+    /// The failed check.
+    public let code: VerificationCode
+    /// What is wrong.
+    public let message: String
+
+    init(_ code: VerificationCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The verification issue for this problem.
+    public var issue: VerificationIssue { VerificationIssue(code, message) }
+}
