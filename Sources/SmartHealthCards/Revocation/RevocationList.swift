@@ -9,6 +9,12 @@ public struct RevocationList: Sendable, Hashable {
         public let rid: String
         /// When present, only cards whose `nbf` is earlier than this are revoked.
         public let timestamp: Double?
+
+        /// Makes an entry.
+        public init(rid: String, timestamp: Double?) {
+            self.rid = rid
+            self.timestamp = timestamp
+        }
     }
 
     /// The key the list belongs to.
