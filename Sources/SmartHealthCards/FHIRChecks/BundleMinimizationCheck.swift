@@ -39,12 +39,16 @@ public enum BundleMinimizationCheck {
             guard let resource = e.objectValue?.object("resource") else { continue }
             walk(.object(resource), depth: 0, counts: &counts, references: &references)
         }
+        var dangling: [String] = []
         for ref in references {
             if isShort(ref) {
-                if !fullUrls.contains(ref) { errors.append(VerificationIssue(.fhirReferences, "reference \(ref) points to no entry of the bundle")) }
+                if !fullUrls.contains(ref), !dangling.contains(ref) { dangling.append(ref) }
             } else if !ref.hasPrefix("#") {
                 counts.longReferences += 1
             }
+        }
+        if !dangling.isEmpty {
+            errors.append(VerificationIssue(.fhirReferences, "reference\(dangling.count == 1 ? "" : "s") \(dangling.joined(separator: ", ")) point\(dangling.count == 1 ? "s" : "") to no entry of the bundle"))
         }
         return (errors, counts.warnings)
     }
