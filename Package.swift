@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
+        .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
@@ -18,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         .target(name: "FHIR", swiftSettings: strict),
@@ -28,9 +31,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SampleSignatures",
+            dependencies: [
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HealthStore",
             dependencies: [
-                "FHIR", "ClinicalRecords",
+                "FHIR", "ClinicalRecords", "SampleSignatures",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -39,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore",
+                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -47,7 +59,17 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "HealthRecordsCLITests", dependencies: ["healthrecords", "FHIR", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SampleSignaturesTests",
+            dependencies: [
+                "SampleSignatures", "TestSupport",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "SampleSignatures", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HealthRecordsCLITests", dependencies: ["healthrecords", "FHIR", "SampleSignatures", "TestSupport"], swiftSettings: strict),
     ]
 )
