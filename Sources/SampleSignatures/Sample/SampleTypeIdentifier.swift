@@ -28,6 +28,8 @@ public struct SampleTypeIdentifier: RawRepresentable, Hashable, Sendable, Custom
     public static let heartRate = Self(rawValue: "HKQuantityTypeIdentifierHeartRate")
     /// Oxygen saturation (`%`).
     public static let oxygenSaturation = Self(rawValue: "HKQuantityTypeIdentifierOxygenSaturation")
+    /// Respiratory rate (`/min`).
+    public static let respiratoryRate = Self(rawValue: "HKQuantityTypeIdentifierRespiratoryRate")
     /// Forced expiratory volume in one second (`L`).
     public static let forcedExpiratoryVolume1 = Self(rawValue: "HKQuantityTypeIdentifierForcedExpiratoryVolume1")
     /// Peak expiratory flow rate (`L/min`).
