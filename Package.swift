@@ -69,7 +69,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "SampleSignatures", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "HealthRecordsCLITests", dependencies: ["healthrecords", "FHIR", "SampleSignatures", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "HealthStoreTests",
+            dependencies: ["HealthStore", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HealthRecordsCLITests",
+            dependencies: ["healthrecords", "FHIR", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SampleSignatures
+import TestSupport
 
 /// Interoperability with the real `openssl` CLI (run as a subprocess).
 ///

@@ -81,4 +81,56 @@ struct WycheproofTests {
         #expect(agreed == 484)
         #expect(readFast > 174)
     }
+
+    /// The same vectors through the whole CMS verification: each vector's message becomes the
+    /// attached content of a SignedData without signed attributes (so the signature covers
+    /// SHA-256 of the message, as in Wycheproof), its signature bytes go into the SignerInfo
+    /// unchanged, and both readers (fast and full) must give the vector's result — with a
+    /// signature error, never a parse error of the CMS around it.
+    @Test func everyVectorGivesItsExpectedResultThroughCMSVerify() throws {
+        let file = try JSONDecoder().decode(
+            File.self, from: Shared.data("vectors/wycheproof/ecdsa_secp256r1_sha256_test.json")
+        )
+        var checked = 0
+        var disagreements: [String] = []
+        for group in file.testGroups {
+            let key = try DevicePublicKey(derRepresentation: [UInt8](hex: group.publicKeyDer))
+            for vector in group.tests {
+                let signerInfo = SignerInfo(
+                    signerIdentifier: .subjectKeyIdentifier(ArraySlice(key.subjectKeyIdentifier)),
+                    digestAlgorithm: .sha256,
+                    signedAttributes: nil,
+                    signatureAlgorithm: .ecdsaWithSHA256,
+                    signature: ArraySlice([UInt8](hex: vector.sig))
+                )
+                let signedData = SignedData(
+                    digestAlgorithms: [.sha256],
+                    encapContentInfo: EncapsulatedContentInfo(eContentType: CMSObjectIdentifier.data, eContent: ArraySlice([UInt8](hex: vector.msg))),
+                    certificates: nil,
+                    signerInfos: [signerInfo]
+                )
+                let message = try DEREncoding.encode(ContentInfo(signedData: signedData))
+                for fastPath in [true, false] {
+                    var verifier = CMSVerifier(trusting: TrustedSigner(publicKey: key))
+                    verifier.usesFastPath = fastPath
+                    let accepted: Bool
+                    do {
+                        let result = try verifier.verify(derEncoded: message)
+                        accepted = result.content == [UInt8](hex: vector.msg)
+                    } catch .signatureInvalid, .malformedSignature {
+                        accepted = false
+                    } catch {
+                        disagreements.append("tcId \(vector.tcId) fast=\(fastPath): unexpected \(error)")
+                        continue
+                    }
+                    checked += 1
+                    if accepted != (vector.result == "valid") {
+                        disagreements.append("tcId \(vector.tcId) fast=\(fastPath): accepted=\(accepted), expected \(vector.result)")
+                    }
+                }
+            }
+        }
+        #expect(disagreements == [])
+        #expect(checked == 2 * 484)
+    }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Runs the real `openssl` command line tool in a private temporary directory.
-final class OpenSSLRunner {
+/// Runs the real `openssl` command line tool in a private temporary directory (removed with
+/// the runner); file names in arguments are relative to it.
+public final class OpenSSLRunner: Sendable {
     /// The first `openssl` on `PATH` (falling back to `/usr/bin/openssl`).
-    static let executable: String = {
+    public static let executable: String = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") {
             let candidate = "\(dir)/openssl"
@@ -12,23 +13,32 @@ final class OpenSSLRunner {
         return "/usr/bin/openssl"
     }()
 
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    /// What a run printed and how it ended.
+    public struct Output: Sendable {
+        /// Exit status.
+        public var status: Int32
+        /// Standard output.
+        public var stdout: String
+        /// Standard error.
+        public var stderr: String
     }
 
-    struct Failed: Error, CustomStringConvertible {
-        var arguments: [String]
-        var output: Output
-        var description: String {
+    /// A run that exited with a non-zero status.
+    public struct Failed: Error, CustomStringConvertible {
+        /// The arguments given.
+        public var arguments: [String]
+        /// What the run printed.
+        public var output: Output
+        public var description: String {
             "openssl \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)"
         }
     }
 
-    let directory: URL
+    /// The private working directory.
+    public let directory: URL
 
-    init() throws {
+    /// Makes the working directory.
+    public init() throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("sample-signatures-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,28 +48,33 @@ final class OpenSSLRunner {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func path(_ name: String) -> String {
+    /// A path inside the working directory.
+    public func path(_ name: String) -> String {
         directory.appendingPathComponent(name).path
     }
 
-    func write(_ name: String, _ bytes: [UInt8]) throws {
+    /// Writes bytes to a file in the working directory.
+    public func write(_ name: String, _ bytes: [UInt8]) throws {
         try Data(bytes).write(to: directory.appendingPathComponent(name))
     }
 
-    func write(_ name: String, _ text: String) throws {
+    /// Writes text to a file in the working directory.
+    public func write(_ name: String, _ text: String) throws {
         try Data(text.utf8).write(to: directory.appendingPathComponent(name))
     }
 
-    func read(_ name: String) throws -> [UInt8] {
+    /// Reads a file of the working directory.
+    public func read(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
     }
 
-    func readText(_ name: String) throws -> String {
+    /// Reads a text file of the working directory.
+    public func readText(_ name: String) throws -> String {
         String(decoding: try read(name), as: UTF8.self)
     }
 
     /// Runs openssl with `arguments` (file names relative to the directory) and returns its output.
-    func run(_ arguments: [String]) throws -> Output {
+    public func run(_ arguments: [String]) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = arguments
@@ -86,7 +101,7 @@ final class OpenSSLRunner {
 
     /// Runs openssl and throws unless it exits 0.
     @discardableResult
-    func runChecked(_ arguments: [String]) throws -> Output {
+    public func runChecked(_ arguments: [String]) throws -> Output {
         let output = try run(arguments)
         guard output.status == 0 else { throw Failed(arguments: arguments, output: output) }
         return output
