@@ -1,6 +1,6 @@
 // Prints the DER of an example SignedSampleContent as a hex dump and as an
 // annotated tree; the output is what docs/signed-sample-content.md shows.
-// Run: swift run sample-content-example            (hex dump and tree)
+// Run (in Benchmarks/): swift run sample-content-example            (hex dump and tree)
 //      swift run sample-content-example --signed   (a signed CMS of it, PEM, with a fresh key)
 import Foundation
 import SampleSignatures
