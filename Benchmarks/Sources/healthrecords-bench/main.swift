@@ -24,6 +24,8 @@ func runBenchmarks() async throws {
     }
     if what == "all" || what == "query" { try await QueryBenchmark.run(records: records, pageSize: 50) }
     if what == "all" || what == "cms" { try CMSBenchmark.run() }
+    // For profilers: only CMS verification with signed attributes, for 10 seconds.
+    if what == "cms-only" { try CMSBenchmark.run(secondsPerRound: 10, rounds: 1, only: "CMS verify, signed attributes") }
 }
 
 try await runBenchmarks()
