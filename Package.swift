@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
+        .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
@@ -42,9 +43,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SampleSignatures",
+            dependencies: [
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HealthStore",
             dependencies: [
-                "FHIR", "ClinicalRecords",
+                "FHIR", "ClinicalRecords", "SampleSignatures",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -53,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore",
+                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -62,7 +72,25 @@ let package = Package(
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "HealthRecordsCLITests", dependencies: ["healthrecords", "FHIR", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SampleSignaturesTests",
+            dependencies: [
+                "SampleSignatures", "TestSupport",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HealthStoreTests",
+            dependencies: ["HealthStore", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HealthRecordsCLITests",
+            dependencies: ["healthrecords", "FHIR", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
     ]
 )

@@ -2,12 +2,15 @@
 import PackageDescription
 
 // Benchmarks live in their own package so the library's build and tests stay light.
-// Run from this folder: swift run -c release healthrecords-bench [import|query|all]
+// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|all]
+// The docs' signed-sample example: swift run sample-content-example [--signed]
 let package = Package(
     name: "HealthRecordsBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "HealthRecords", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .executableTarget(
@@ -16,6 +19,16 @@ let package = Package(
                 .product(name: "FHIR", package: "HealthRecords"),
                 .product(name: "ClinicalRecords", package: "HealthRecords"),
                 .product(name: "HealthStore", package: "HealthRecords"),
+                .product(name: "SampleSignatures", package: "HealthRecords"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "sample-content-example",
+            dependencies: [
+                .product(name: "SampleSignatures", package: "HealthRecords"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

@@ -5,10 +5,10 @@ import Foundation
 struct HealthRecordsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "healthrecords",
-        abstract: "Keep clinical records and SMART Health Cards, query them like HealthKit does.",
+        abstract: "Keep clinical records, SMART Health Cards and signed samples, query them like HealthKit does.",
         subcommands: [
             ImportCommand.self, RecordsCommand.self, ShowCommand.self, ChangesCommand.self, DeleteCommand.self,
-            ImmunizationsCommand.self, SourcesCommand.self,
+            ImmunizationsCommand.self, SourcesCommand.self, SamplesCommand.self, SignatureCommand.self, KeysCommand.self,
         ])
 }
 

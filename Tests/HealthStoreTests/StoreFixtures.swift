@@ -11,9 +11,10 @@ final class StoreFixture: Sendable {
     let store: SQLiteHealthStore
     private let time = MovableTime()
 
-    init(busyTimeout: TimeInterval = 10) throws {
+    init(busyTimeout: TimeInterval = 10, sealer: any RecordSealer = PlainSealer()) throws {
         let time = self.time
-        store = try SQLiteHealthStore(path: dir.path("store.sqlite"), clock: HealthClock { time.now }, busyTimeout: busyTimeout)
+        store = try SQLiteHealthStore(
+            path: dir.path("store.sqlite"), clock: HealthClock { time.now }, sealer: sealer, busyTimeout: busyTimeout)
     }
 
     var now: Date { time.now }

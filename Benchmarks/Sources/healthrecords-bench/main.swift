@@ -1,6 +1,6 @@
 import Foundation
 
-// Usage: healthrecords-bench [all|import|query] [--records N]
+// Usage: healthrecords-bench [all|import|query|cms] [--records N]
 let args = CommandLine.arguments.dropFirst()
 let what = args.first ?? "all"
 let records = args.firstIndex(of: "--records").flatMap { Int(args[args.index(after: $0)]) } ?? 1_000_000
@@ -23,6 +23,9 @@ func runBenchmarks() async throws {
         }
     }
     if what == "all" || what == "query" { try await QueryBenchmark.run(records: records, pageSize: 50) }
+    if what == "all" || what == "cms" { try CMSBenchmark.run() }
+    // For profilers: only CMS verification with signed attributes, for 10 seconds.
+    if what == "cms-only" { try CMSBenchmark.run(secondsPerRound: 10, rounds: 1, only: "CMS verify, signed attributes") }
 }
 
 try await runBenchmarks()

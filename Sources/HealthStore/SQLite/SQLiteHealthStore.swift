@@ -11,7 +11,7 @@ public final class SQLiteHealthStore: HealthStore {
     public let path: String
     let pool: DatabasePool
     let sealer: any RecordSealer
-    private let broadcaster = ChangeBroadcaster()
+    let broadcaster = ChangeBroadcaster()
 
     /// Opens (creating when missing) the store at `path`.
     ///
@@ -43,7 +43,7 @@ public final class SQLiteHealthStore: HealthStore {
         let migrator = SQLiteSchema.migrator
         do {
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
-                throw HealthStoreError.unknownSchema(migration: "newer than v1")
+                throw HealthStoreError.unknownSchema(migration: "newer than \(SQLiteSchema.latestMigration)")
             }
             try migrator.migrate(pool)
         } catch let e as HealthStoreError {
@@ -160,7 +160,16 @@ public final class SQLiteHealthStore: HealthStore {
                     SELECT DISTINCT clinical_type FROM resource WHERE anchor > ? AND clinical_type IS NOT NULL
                     UNION SELECT DISTINCT clinical_type FROM tombstone WHERE anchor > ?
                     """, arguments: [anchor.rawValue, anchor.rawValue])
-            return StoreChange(types: Set(names.compactMap(ClinicalType.init(rawValue:))), anchor: QueryAnchor(rawValue: current))
+            let sampleNames = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT quantity_type FROM quantity_sample WHERE anchor > ?
+                    UNION SELECT DISTINCT quantity_type FROM quantity_sample_tombstone WHERE anchor > ?
+                    """, arguments: [anchor.rawValue, anchor.rawValue])
+            return StoreChange(
+                types: Set(names.compactMap(ClinicalType.init(rawValue:))),
+                sampleTypes: Set(sampleNames.compactMap(QuantityType.init(rawValue:))),
+                anchor: QueryAnchor(rawValue: current))
         }
     }
 

@@ -2,9 +2,16 @@ import GRDB
 
 /// The SQLite schema, as named, append-only migrations.
 ///
-/// Values that identify a person or a condition (resource ids, display names, resource bytes)
-/// pass through the store's ``RecordSealer``; indexes hold only types, dates and identity keys.
+/// Values that identify a person or a condition (resource ids, display names, resource bytes;
+/// sample values, units, devices, metadata and signatures) pass through the store's
+/// ``RecordSealer``; indexes hold only types, dates and identity keys.
+///
+/// - `v1-records`: sources, the anchor counter, resources, their versions, tombstones.
+/// - `v2-samples`: quantity samples and their tombstones (same anchor counter).
 enum SQLiteSchema {
+    /// The name of the last migration this version knows.
+    static let latestMigration = "v2-samples"
+
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1-records") { db in
@@ -61,6 +68,41 @@ enum SQLiteSchema {
                 );
                 CREATE INDEX tombstone_by_identity ON tombstone(identity);
                 CREATE INDEX tombstone_by_type ON tombstone(clinical_type, anchor);
+                """)
+        }
+        m.registerMigration("v2-samples") { db in
+            try db.execute(sql: """
+                CREATE TABLE quantity_sample (
+                    id INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL UNIQUE,
+                    source_id INTEGER NOT NULL REFERENCES source(id),
+                    quantity_type TEXT NOT NULL,
+                    sample_uuid BLOB NOT NULL,
+                    start_date REAL NOT NULL,
+                    end_date REAL NOT NULL,
+                    added_date REAL NOT NULL,
+                    anchor INTEGER NOT NULL,
+                    digest BLOB NOT NULL,
+                    value BLOB NOT NULL,
+                    unit BLOB NOT NULL,
+                    device BLOB,
+                    metadata BLOB NOT NULL,
+                    signature_status BLOB NOT NULL
+                );
+                CREATE INDEX quantity_sample_by_type_start ON quantity_sample(quantity_type, start_date, id);
+                CREATE INDEX quantity_sample_by_type_added ON quantity_sample(quantity_type, added_date, id);
+                CREATE INDEX quantity_sample_by_source_type_start ON quantity_sample(source_id, quantity_type, start_date, id);
+                CREATE INDEX quantity_sample_by_anchor ON quantity_sample(anchor);
+                CREATE TABLE quantity_sample_tombstone (
+                    anchor INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL,
+                    source_id INTEGER NOT NULL,
+                    quantity_type TEXT NOT NULL,
+                    sample_uuid BLOB NOT NULL,
+                    deleted_date REAL NOT NULL
+                );
+                CREATE INDEX quantity_sample_tombstone_by_identity ON quantity_sample_tombstone(identity);
+                CREATE INDEX quantity_sample_tombstone_by_type ON quantity_sample_tombstone(quantity_type, anchor);
                 """)
         }
         return m

@@ -2,10 +2,16 @@ import ClinicalRecords
 import FHIR
 import Foundation
 
-/// A place clinical records live: one protocol, several engines (SQLite embedded, PostgreSQL).
+/// A place clinical records and quantity samples live: one protocol, several engines (SQLite
+/// embedded, PostgreSQL).
 ///
 /// Engines store and query; what a resource *is* (type, display name, clinical date) is decided
-/// before it reaches them, so every engine gives the same answers.
+/// before it reaches them, so every engine gives the same answers. Records and samples share one
+/// anchor counter, so an anchor orders every change in the store.
+///
+/// Values that identify a person or a condition pass through the engine's ``RecordSealer``:
+/// for samples that is the value, unit, device and metadata (signature included); only the
+/// quantity type, dates and identity keys are stored in the clear.
 public protocol HealthStore: Sendable {
     /// The clock that dates additions and deletions.
     var clock: HealthClock { get }
@@ -41,9 +47,31 @@ public protocol HealthStore: Sendable {
     /// The anchor of the latest change.
     func currentAnchor() async throws -> QueryAnchor
 
-    /// The clinical types with changes after an anchor, and the current anchor, read together.
+    /// The clinical types and quantity types with changes after an anchor, and the current
+    /// anchor, read together.
     func changeSummary(since anchor: QueryAnchor) async throws -> StoreChange
 
     /// Notices of changes made through this store object in this process.
     func localChanges() -> AsyncStream<StoreChange>
+
+    // MARK: Quantity samples
+
+    /// Saves samples in a single transaction: all land or none do.
+    ///
+    /// Each new sample takes the next anchor. A sample whose ``QuantitySample/uuid`` is stored
+    /// already with the same values is left alone; with other values the save fails with
+    /// ``HealthStoreError/sampleConflict(_:)`` (samples are immutable). A sample's signature is
+    /// checked for shape only (``SampleSignatureStatus``); a malformed one is stored and marked,
+    /// never a reason to drop the sample.
+    func saveSamples(_ samples: [QuantitySample]) async throws -> SampleSaveOutcome
+
+    /// Samples matching a query.
+    func samples(_ query: QuantitySampleQuery) async throws -> [StoredQuantitySample]
+
+    /// Samples saved or deleted since an anchor.
+    func sampleChanges(_ query: AnchoredSampleQuery) async throws -> AnchoredSampleQueryResult
+
+    /// Deletes the samples of a type (`nil` for every type) that match a predicate; returns how
+    /// many were removed. Deleted samples leave tombstones for anchored queries.
+    func deleteSamples(type: QuantityType?, predicate: SamplePredicate?) async throws -> Int
 }

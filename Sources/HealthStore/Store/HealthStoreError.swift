@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a store operation failed.
 public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store file could not be opened or created.
@@ -12,6 +14,8 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidArgument(String)
     /// A stored value could not be decoded (damaged data).
     case corruptRecord(String)
+    /// A sample with this identity is stored already with other values; samples are immutable.
+    case sampleConflict(UUID)
 
     public var description: String {
         switch self {
@@ -21,6 +25,7 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .database(let m): return "store error: \(m)"
         case .invalidArgument(let m): return "invalid argument: \(m)"
         case .corruptRecord(let m): return "damaged record: \(m)"
+        case .sampleConflict(let uuid): return "sample \(uuid.uuidString) is stored already with other values (samples cannot be changed; delete it first)"
         }
     }
 }

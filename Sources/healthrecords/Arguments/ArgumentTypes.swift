@@ -32,3 +32,22 @@ struct DateArgument: ExpressibleByArgument, Sendable {
     /// The first instant after the whole date (so `--to 2020-03-04` includes that day).
     var endOfPeriod: Date { date?.interval.end ?? instant }
 }
+
+extension QuantityType: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.name) }
+}
+
+extension SampleSort.Key: ExpressibleByArgument {}
+
+/// A `KEY=VALUE` pair on the command line (sample metadata).
+struct KeyValueArgument: ExpressibleByArgument, Sendable {
+    let key: String
+    let value: String
+
+    init?(argument: String) {
+        guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else { return nil }
+        key = String(argument[..<equals])
+        value = String(argument[argument.index(after: equals)...])
+    }
+}

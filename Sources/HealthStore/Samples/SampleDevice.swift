@@ -1,0 +1,20 @@
+/// The device that measured a sample, like HealthKit's `HKDevice`.
+public struct SampleDevice: Sendable, Hashable, Codable {
+    /// The device's own identifier (serial number or UDI device identifier); this is what a
+    /// signed sample's content names as `deviceIdentifier`.
+    public var identifier: String
+    /// A name for people, e.g. "Glucose Meter".
+    public var name: String?
+    /// The maker.
+    public var manufacturer: String?
+    /// The model.
+    public var model: String?
+
+    /// Makes a device description.
+    public init(identifier: String, name: String? = nil, manufacturer: String? = nil, model: String? = nil) {
+        self.identifier = identifier
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+    }
+}

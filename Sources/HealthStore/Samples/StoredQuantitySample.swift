@@ -1,0 +1,21 @@
+import Foundation
+
+/// A quantity sample as the store holds it.
+public struct StoredQuantitySample: Sendable, Hashable {
+    /// The sample.
+    public let sample: QuantitySample
+    /// When it was saved.
+    public let addedDate: Date
+    /// The anchor of its saving.
+    public let anchor: QueryAnchor
+    /// What the store found when it checked the signature on saving.
+    public let signatureStatus: SampleSignatureStatus
+
+    /// Makes a stored sample.
+    public init(sample: QuantitySample, addedDate: Date, anchor: QueryAnchor, signatureStatus: SampleSignatureStatus) {
+        self.sample = sample
+        self.addedDate = addedDate
+        self.anchor = anchor
+        self.signatureStatus = signatureStatus
+    }
+}

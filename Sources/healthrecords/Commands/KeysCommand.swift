@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import SampleSignatures
+
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Make signing keys (for tests and demos).", subcommands: [KeysGenerateCommand.self])
+}
+
+struct KeysGenerateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Generate a key pair.",
+        discussion: """
+            With --p256: a P-256 device key as PEM files (PKCS #8 private key, SubjectPublicKeyInfo \
+            public key) and, with --certificate, a self-signed X.509 certificate for it — what a \
+            device signs samples with (samples add --sign-key, signature sign --key). The private \
+            key file is readable by its owner only. Existing files are kept unless --force.
+            """)
+
+    /// What the files hold; each format has its own writer.
+    enum OutputFormat {
+        /// A P-256 key pair as PEM files, with an optional self-signed certificate.
+        case p256PEM
+        /// A private JWKS and a public `jwks.json` (SMART Health Card issuer keys): not yet.
+        case jwks
+    }
+
+    @Flag(help: "Write a P-256 key pair as PEM files.")
+    var p256 = false
+
+    @Option(name: .customLong("private"), help: "Where to write the private key.")
+    var privatePath: String
+
+    @Option(name: .customLong("public"), help: "Where to write the public key.")
+    var publicPath: String
+
+    @Option(name: .customLong("certificate"), help: "Also write a self-signed certificate for the key here (needs --p256).")
+    var certificatePath: String?
+
+    @Option(help: "The certificate's subject and issuer, e.g. \"CN=Glucose Meter Co, O=Example\".")
+    var subject: String?
+
+    @Flag(help: "Replace files that exist.")
+    var force = false
+
+    var format: OutputFormat { p256 ? .p256PEM : .jwks }
+
+    func validate() throws {
+        if subject != nil, certificatePath == nil { throw ValidationError("--subject needs --certificate") }
+    }
+
+    func run() async throws {
+        switch format {
+        case .p256PEM:
+            try writeP256PEM()
+        case .jwks:
+            throw CommandFailure.usage("--p256 is required: keys are written as P-256 PEM files (JWKS output is not available yet)")
+        }
+    }
+
+    private func writeP256PEM() throws {
+        let key = DeviceSigningKey()
+        var certificate: DeviceCertificate?
+        if certificatePath != nil {
+            do {
+                certificate = try DeviceCertificate.selfSigned(subject: subject ?? "CN=HealthRecords Test Device", key: key)
+            } catch {
+                throw CommandFailure.usage("cannot make the certificate: \(error)")
+            }
+        }
+        try KeyFiles.write(Data(key.pkcs8PEMRepresentation.utf8), to: privatePath, secret: true, force: force)
+        try KeyFiles.write(Data(key.publicKey.pemRepresentation.utf8), to: publicPath, force: force)
+        if let certificatePath, let certificate {
+            try KeyFiles.write(Data(certificate.pemRepresentation.utf8), to: certificatePath, force: force)
+        }
+        print("private key: \(privatePath)")
+        print("public key:  \(publicPath)")
+        if let certificatePath { print("certificate: \(certificatePath)") }
+        print("key id:      \(Hex.string(key.publicKey.subjectKeyIdentifier))")
+    }
+}
+
+/// Lower-case hex for identifiers.
+enum Hex {
+    static func string(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
