@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "HealthStore",
             dependencies: [
-                "FHIR", "ClinicalRecords", "SampleSignatures",
+                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

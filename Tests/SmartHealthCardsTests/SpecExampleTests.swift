@@ -50,7 +50,7 @@ import X509
         #expect(record.issuerIdentifier == Spec.issuer)
         #expect(record.subject.fullName == "John B. Anyperson")
         #expect(record.subject.dateOfBirth?.text == "1951-01-20")
-        #expect(record.recordTypes == ["https://smarthealth.cards#health-card"])
+        #expect(record.recordTypes == ["https://smarthealth.cards#health-card", "https://smarthealth.cards#immunization"])
         #expect(record.itemNames.count == 3)
         #expect(record.itemNames.allSatisfy { $0.contains("COVID-19") })
         #expect(record.relevantDate == FHIRDate("2022-09-05")?.date)  // the latest of the three doses

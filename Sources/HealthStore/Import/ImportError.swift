@@ -1,4 +1,5 @@
 import FHIR
+import SmartHealthCards
 
 /// Why a file could not be imported.
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -14,6 +15,10 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFHIR
     /// The store refused the import.
     case store(String)
+    /// A SMART Health Card input could not be read (bad container, QR text or chunks).
+    case cardInput(String)
+    /// A SMART Health Card failed verification and `--allow-unverified` was not given.
+    case cardNotVerified(String)
 
     public var description: String {
         switch self {
@@ -23,6 +28,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .line(let n, let e): return "line \(n): \(e.description)"
         case .notFHIR: return "not FHIR: the JSON has no resourceType"
         case .store(let m): return m
+        case .cardInput(let m): return m
+        case .cardNotVerified(let m): return "card not verified: \(m)"
         }
     }
 }

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import SmartHealthCards
 
 /// Imports files and folders of FHIR content into a store, one transaction per file.
 ///
@@ -21,6 +22,12 @@ public struct RecordImporter: Sendable {
         public var maxLineBytes: Int
         /// The most resources in one bundle.
         public var maxBundleEntries: Int
+        /// Verifies SMART Health Cards on the way in; without one, card files fail.
+        public var cardVerifier: SmartHealthCardVerifier?
+        /// Store cards that fail verification, marked unverified, instead of failing the file.
+        public var allowUnverified = false
+        /// The time cards are verified at; the store's clock when `nil`.
+        public var verificationTime: Date?
 
         /// Makes options.
         public init(
@@ -79,7 +86,7 @@ public struct RecordImporter: Sendable {
                 var found: [String] = []
                 while let rel = walker.nextObject() as? String {
                     let lower = rel.lowercased()
-                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") { found.append(rel) }
+                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") { found.append(rel) }
                 }
                 for rel in found.sorted() {
                     let full = (path as NSString).appendingPathComponent(rel)
@@ -96,10 +103,12 @@ public struct RecordImporter: Sendable {
 
     /// Imports every path; files that fail do not stop the others.
     public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> ImportReport {
-        let (files, failures) = candidates(paths)
+        let (all, failures) = candidates(paths)
         var report = ImportReport()
         report.files = failures
-        let total = files.reduce(Int64(0)) { $0 + $1.bytes }
+        let cards = CardImporter(store: store, options: options)
+        let (cardFiles, files) = (all.filter(cards.isCardFile), all.filter { !cards.isCardFile($0) })
+        let total = all.reduce(Int64(0)) { $0 + $1.bytes }
         var done: Int64 = 0
         // Read and classify the next file while the current one is written: the two halves use
         // different cores. At most two files are in memory at once.
@@ -110,7 +119,12 @@ public struct RecordImporter: Sendable {
             let result = await store(file, prepared)
             report.files.append(result)
             done += file.bytes
-            progress?(ImportProgress(filesDone: k + 1, filesTotal: files.count, bytesDone: done, bytesTotal: total, lastFile: result))
+            progress?(ImportProgress(filesDone: k + 1, filesTotal: all.count, bytesDone: done, bytesTotal: total, lastFile: result))
+        }
+        for result in await cards.importCards(cardFiles) {
+            report.files.append(result)
+            done += result.bytes
+            progress?(ImportProgress(filesDone: report.files.count - failures.count, filesTotal: all.count, bytesDone: done, bytesTotal: total, lastFile: result))
         }
         return report
     }

@@ -8,9 +8,10 @@ import GRDB
 ///
 /// - `v1-records`: sources, the anchor counter, resources, their versions, tombstones.
 /// - `v2-samples`: quantity samples and their tombstones (same anchor counter).
+/// - `v3-verifiable-records`: SMART Health Cards; types and dates in clear, the rest sealed.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v2-samples"
+    static let latestMigration = "v3-verifiable-records"
 
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
@@ -103,6 +104,25 @@ enum SQLiteSchema {
                 );
                 CREATE INDEX quantity_sample_tombstone_by_identity ON quantity_sample_tombstone(identity);
                 CREATE INDEX quantity_sample_tombstone_by_type ON quantity_sample_tombstone(quantity_type, anchor);
+                """)
+        }
+        m.registerMigration("v3-verifiable-records") { db in
+            try db.execute(sql: """
+                CREATE TABLE verifiable_record (
+                    id INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL UNIQUE,
+                    record_types TEXT NOT NULL,
+                    issued_date REAL NOT NULL,
+                    relevant_date REAL,
+                    expiration_date REAL,
+                    added_date REAL NOT NULL,
+                    anchor INTEGER NOT NULL,
+                    status TEXT NOT NULL,
+                    status_detail BLOB NOT NULL,
+                    details BLOB NOT NULL,
+                    jws BLOB NOT NULL
+                );
+                CREATE INDEX verifiable_record_by_relevant_date ON verifiable_record(relevant_date, id);
                 """)
         }
         return m

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import SmartHealthCards
 
 /// A place clinical records and quantity samples live: one protocol, several engines (SQLite
 /// embedded, PostgreSQL).
@@ -74,4 +75,16 @@ public protocol HealthStore: Sendable {
     /// Deletes the samples of a type (`nil` for every type) that match a predicate; returns how
     /// many were removed. Deleted samples leave tombstones for anchored queries.
     func deleteSamples(type: QuantityType?, predicate: SamplePredicate?) async throws -> Int
+
+    // MARK: Verifiable records
+
+    /// Stores verified (or, on request, unverified) cards in one transaction; a card already
+    /// stored is matched by its JWS.
+    func saveVerifiableRecords(_ records: [(VerifiableClinicalRecord, CardStatus)]) async throws -> CardSaveOutcome
+
+    /// Cards that have all the requested types and a relevant date in the interval, oldest relevant date first.
+    func verifiableRecords(_ query: VerifiableRecordQuery) async throws -> [StoredVerifiableRecord]
+
+    /// Deletes one card by its identifier; returns whether it existed.
+    func deleteVerifiableRecord(identifier: String) async throws -> Bool
 }

@@ -14,6 +14,17 @@ public enum HealthCardInput {
         public let warnings: [VerificationIssue]
         /// Whether the card came from QR text (so QR size limits apply).
         public let fromQR: Bool
+        /// Why the input itself could not be read (bad QR text or container), if it could not.
+        public let inputError: VerificationIssue?
+
+        /// Makes a card input.
+        public init(jws: String, origin: String, warnings: [VerificationIssue] = [], fromQR: Bool = false, inputError: VerificationIssue? = nil) {
+            self.jws = jws
+            self.origin = origin
+            self.warnings = warnings
+            self.fromQR = fromQR
+            self.inputError = inputError
+        }
     }
 
     /// What kind of text an input is.

@@ -23,6 +23,11 @@ public struct X5CValidator: Sendable {
         self.roots = roots
     }
 
+    /// Makes a validator from PEM texts of root certificates (one text may hold several).
+    public init(pemRoots: [String]) throws {
+        self.roots = try pemRoots.flatMap { try Self.certificates(pem: $0) }
+    }
+
     /// Reads PEM certificates (one file may hold several).
     public static func certificates(pem: String) throws -> [Certificate] {
         try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemEncoded: $0.pemString) }

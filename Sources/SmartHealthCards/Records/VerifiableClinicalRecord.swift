@@ -11,6 +11,12 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         public let fullName: String
         /// The date of birth, at the precision given.
         public let dateOfBirth: FHIRDate?
+
+        /// Makes a subject.
+        public init(fullName: String, dateOfBirth: FHIRDate?) {
+            self.fullName = fullName
+            self.dateOfBirth = dateOfBirth
+        }
     }
 
     /// Where a verifiable record comes from.
@@ -19,7 +25,11 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         case smartHealthCard = "SMARTHealthCard"
     }
 
-    /// `vc.type`: the card's types, e.g. `https://smarthealth.cards#health-card`.
+    /// The card's types: its `vc.type` URIs, plus the types its contents imply
+    /// (`#immunization` when it holds an Immunization, `#laboratory` when it holds an Observation).
+    ///
+    /// Spec 1.4.0 deprecated the extra `vc.type` values in favour of classifying cards by their
+    /// contents; deriving them keeps queries by type working for new and old cards alike.
     public let recordTypes: [String]
     /// The issuer (`iss`).
     public let issuerIdentifier: String
@@ -64,7 +74,12 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
                 }
             }
         }
-        self.recordTypes = payload.types
+        var recordTypes = payload.types
+        for (resourceType, derived) in [("Immunization", "https://smarthealth.cards#immunization"), ("Observation", "https://smarthealth.cards#laboratory")]
+        where types.contains(resourceType) && !recordTypes.contains(derived) {
+            recordTypes.append(derived)
+        }
+        self.recordTypes = recordTypes
         self.issuerIdentifier = payload.issuer
         self.subject = Subject(fullName: subjectName, dateOfBirth: birth)
         self.issuedDate = payload.issuedDate

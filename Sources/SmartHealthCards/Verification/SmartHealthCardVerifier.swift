@@ -47,6 +47,10 @@ public struct SmartHealthCardVerifier: Sendable {
     public func verify(_ card: HealthCardInput.Card, at time: Date) async -> CardVerification {
         var run = Run(origin: card.origin, jws: card.jws)
         run.warnings += card.warnings
+        if let problem = card.inputError {
+            run.fail(card.fromQR ? "QR text" : "card container", problem)
+            return run.report
+        }
         await verify(&run, at: time)
         return run.report
     }

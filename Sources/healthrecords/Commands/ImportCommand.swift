@@ -7,11 +7,13 @@ import HealthStore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports).",
+        abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports) and SMART Health Cards.",
         discussion: """
             Each file lands in one transaction: all of it or nothing. Folders are searched recursively \
             for *.json and *.ndjson; there, JSON that is plainly not FHIR is skipped. Without --source, \
-            each file is its own source, named after the file. Exit status: 0 when every file imported, \
+            each file is its own source, named after the file. SMART Health Cards (.smart-health-card \
+            files, shc:/ text) are verified on the way in and refused when invalid unless \
+            --allow-unverified is given. Exit status: 0 when every file imported, \
             1 when any failed (the others still land), 2 for usage errors.
             """)
 
@@ -25,6 +27,11 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Option(help: "Read content as this FHIR version (e.g. 1.0.2 or 4.0.1) instead of detecting it.")
     var fhirVersion: String?
+
+    @Flag(help: "Store SMART Health Cards that fail verification, marked unverified.")
+    var allowUnverified = false
+
+    @OptionGroup(title: "SMART Health Card verification") var verification: CardVerificationOptions
 
     @Flag(help: "Print machine-readable JSON.")
     var json = false
@@ -41,6 +48,9 @@ struct ImportCommand: AsyncParsableCommand {
         var options = RecordImporter.Options()
         options.source = source.map { RecordSource(identifier: $0) }
         options.fhirVersion = try fhirVersion.map { try FHIRVersion(versionString: $0) }
+        options.cardVerifier = try verification.verifier()
+        options.allowUnverified = allowUnverified
+        options.verificationTime = verification.at == nil ? nil : try verification.time()
         let importer = RecordImporter(store: store, options: options)
         let bar = ProgressBar()
         let report = await importer.importPaths(paths) { p in

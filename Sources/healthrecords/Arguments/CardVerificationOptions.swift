@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import SmartHealthCards
+
+/// How SMART Health Cards are checked: where keys come from, whom to trust, and when.
+struct CardVerificationOptions: ParsableArguments {
+    @Option(name: .customLong("keys"), help: ArgumentHelp("A JWKS file, for any issuer, or ISS=FILE for one issuer.", valueName: "[ISS=]FILE"))
+    var keys: [String] = []
+
+    @Option(name: .customLong("issuer-files"), help: ArgumentHelp("Answer fetches for ISS from DIR/.well-known/ (jwks.json, crl/<kid>.json).", valueName: "ISS=DIR"))
+    var issuerFiles: [String] = []
+
+    @Option(help: ArgumentHelp("A VCI issuer directory (participating_issuers) or snapshot; its issuers are trusted.", valueName: "FILE"))
+    var directory: String?
+
+    @Option(name: .customLong("trust"), help: ArgumentHelp("Trust this issuer (exact iss); repeatable.", valueName: "ISS"))
+    var trusted: [String] = []
+
+    @Option(name: .customLong("x5c-root"), help: ArgumentHelp("A PEM root certificate for x5c chains; repeatable.", valueName: "CERT.pem"))
+    var x5cRoots: [String] = []
+
+    @Option(help: ArgumentHelp("Verify as of this time: ISO 8601 or seconds since 1970 (default: now).", valueName: "DATE"))
+    var at: String?
+
+    @Flag(help: "Never use the network: keys only from --keys, --issuer-files and --directory.")
+    var offline = false
+
+    /// The verification time.
+    func time() throws -> Date {
+        guard let at else { return Date() }
+        if let seconds = Double(at), seconds.isFinite { return Date(timeIntervalSince1970: seconds) }
+        let iso = ISO8601DateFormatter()
+        if let d = iso.date(from: at) { return d }
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = iso.date(from: at) { return d }
+        iso.formatOptions = [.withFullDate]
+        if let d = iso.date(from: at) { return d }
+        throw CommandFailure.usage("--at \(at) is neither ISO 8601 nor seconds since 1970")
+    }
+
+    /// The verifier these options describe.
+    func verifier() throws -> SmartHealthCardVerifier {
+        var sources: [any IssuerKeySource] = []
+        var anyIssuer: [JWKSet] = []
+        var byIssuer: [String: JWKSet] = [:]
+        for spec in issuerFiles {
+            guard let (iss, dir) = Self.split(spec) else { throw CommandFailure.usage("--issuer-files needs ISS=DIR, got \(spec)") }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw CommandFailure.usage("--issuer-files: \(dir) is not a folder")
+            }
+            sources.append(IssuerFilesKeySource(issuer: iss, directory: URL(fileURLWithPath: dir)))
+        }
+        for spec in keys {
+            let (iss, file) = Self.split(spec) ?? (nil, spec)
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch { throw CommandFailure.usage("--keys: cannot read \(file)") }
+            let set: JWKSet
+            do { set = try JWKSet(data: data) } catch { throw CommandFailure.usage("--keys \(file): \(error)") }
+            if let iss { byIssuer[iss] = set } else { anyIssuer.append(set) }
+        }
+        if !byIssuer.isEmpty { sources.append(StaticKeySource(keySets: byIssuer)) }
+        var directoryValue: IssuerDirectory? = nil
+        if let directory {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: directory)) } catch { throw CommandFailure.usage("--directory: cannot read \(directory)") }
+            do { directoryValue = try IssuerDirectory(data: data) } catch { throw CommandFailure.usage("--directory \(directory): \(error)") }
+            sources.append(directoryValue!.keySource)
+        }
+        if !anyIssuer.isEmpty { sources.append(AnyIssuerKeySource(anyIssuer)) }
+        if !offline { sources.append(WellKnownKeySource(fetcher: URLSessionFetcher())) }
+        var pems: [String] = []
+        for path in x5cRoots {
+            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw CommandFailure.usage("--x5c-root: cannot read \(path)") }
+            pems.append(pem)
+        }
+        let x5c: X5CValidator
+        do { x5c = try X5CValidator(pemRoots: pems) } catch { throw CommandFailure.usage("--x5c-root: not a PEM certificate (\(error))") }
+        return SmartHealthCardVerifier(
+            keys: CachingKeySource(KeySourceChain(sources)), trust: TrustPolicy(allowList: Set(trusted), directory: directoryValue),
+            x5c: x5c)
+    }
+
+    /// `A=B` split at the last `=` that follows a URL (issuer URLs contain no `=`… but paths may).
+    static func split(_ spec: String) -> (String, String)? {
+        guard let eq = spec.firstIndex(of: "="), spec.hasPrefix("http") else { return nil }
+        return (String(spec[..<eq]), String(spec[spec.index(after: eq)...]))
+    }
+}
