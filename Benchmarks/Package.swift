@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "ClinicalRecords", package: "HealthRecords"),
                 .product(name: "HealthStore", package: "HealthRecords"),
                 .product(name: "SampleSignatures", package: "HealthRecords"),
+                .product(name: "SmartHealthCards", package: "HealthRecords"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
