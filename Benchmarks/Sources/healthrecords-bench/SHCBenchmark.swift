@@ -106,6 +106,7 @@ extension SHCBenchmark {
         }
         try us("CompactJWS parse") { _ = try CompactJWS(f.jws) }
         try us("inflate") { _ = try RawDeflate.inflate(jws.payload) }
+        try us("payload JSON only") { _ = try JSONReader().read(inflated) }
         try us("payload JSON + claims") { var w: [VerificationIssue] = []; _ = try HealthCardPayload(bytes: inflated, warnings: &w) }
         us("bundle check") { _ = BundleMinimizationCheck.check(payload.fhirBundle) }
         us("record") { _ = VerifiableClinicalRecord(payload: payload, jws: f.jws) }
@@ -113,5 +114,18 @@ extension SHCBenchmark {
         let t = Measure.now()
         for _ in 0..<20_000 { await endToEnd(f) }
         print("end to end", fmt(Double(Measure.now() - t) / 1e3 / 20_000, 2), "µs")
+    }
+}
+
+extension SHCBenchmark {
+    static func jsonLoop() throws {
+        let f = try fixture()
+        let inflated = try RawDeflate.inflate(try CompactJWS(f.jws).payload)
+        let t = Measure.now()
+        for _ in 0..<1_000_000 { _ = try JSONReader().read(inflated) }
+        print("json tree", fmt(Double(Measure.now() - t) / 1e3 / 1_000_000, 2), "µs")
+        let t2 = Measure.now()
+        for _ in 0..<1_000_000 { _ = try JSONTape(inflated) }
+        print("json tape", fmt(Double(Measure.now() - t2) / 1e3 / 1_000_000, 2), "µs")
     }
 }

@@ -27,6 +27,7 @@ func runBenchmarks() async throws {
     if what == "all" || what == "shc" { try await SHCBenchmark.run() }
     if what == "shc-only" { try await SHCBenchmark.profile() }
     if what == "shc-phases" { try await SHCBenchmark.phases() }
+    if what == "json-loop" { try SHCBenchmark.jsonLoop() }
     // For profilers: only CMS verification with signed attributes, for 10 seconds.
     if what == "cms-only" { try CMSBenchmark.run(secondsPerRound: 10, rounds: 1, only: "CMS verify, signed attributes") }
 }

@@ -4,41 +4,32 @@ import FHIR
 public enum ClinicalDateExtractor {
     /// The clinical date of a resource, by the first element its type defines that is present.
     public static func clinicalDate(resourceType: FHIRResourceType, json o: JSONObject) -> FHIRDate? {
-        // Each candidate is tried in order; later ones are only read when earlier ones are absent.
-        typealias Candidate = (JSONObject) -> FHIRDate?
-        func date(_ key: String) -> Candidate { { $0.date(key) } }
-        func periodStart(_ key: String) -> Candidate { { $0.period(key)?.start } }
-        func nested(_ outer: String, _ inner: @escaping Candidate) -> Candidate { { $0.object(outer).flatMap(inner) } }
-        let candidates: [Candidate]
+        // Candidates are tried in order; later ones are only read when earlier ones are absent.
         switch resourceType.rawValue {
         case "AllergyIntolerance":
-            candidates = [date("onsetDateTime"), periodStart("onsetPeriod"), date("onset"), date("recordedDate"), date("assertedDate")]
+            return o.date("onsetDateTime") ?? o.period("onsetPeriod")?.start ?? o.date("onset") ?? o.date("recordedDate") ?? o.date("assertedDate")
         case "Condition":
-            candidates = [date("onsetDateTime"), periodStart("onsetPeriod"), date("recordedDate"), date("dateRecorded"), date("assertedDate")]
+            return o.date("onsetDateTime") ?? o.period("onsetPeriod")?.start ?? o.date("recordedDate") ?? o.date("dateRecorded") ?? o.date("assertedDate")
         case "Immunization":
-            candidates = [date("occurrenceDateTime"), date("date"), date("recorded")]
+            return o.date("occurrenceDateTime") ?? o.date("date") ?? o.date("recorded")
         case "Observation", "DiagnosticReport":
-            candidates = [date("effectiveDateTime"), periodStart("effectivePeriod"), date("effectiveInstant"), date("issued")]
+            return o.date("effectiveDateTime") ?? o.period("effectivePeriod")?.start ?? o.date("effectiveInstant") ?? o.date("issued")
         case "MedicationRequest":
-            candidates = [date("authoredOn"), nested("dispenseRequest", periodStart("validityPeriod"))]
+            return o.date("authoredOn") ?? o.object("dispenseRequest")?.period("validityPeriod")?.start
         case "MedicationOrder":
-            candidates = [date("dateWritten"), nested("dispenseRequest", periodStart("validityPeriod"))]
+            return o.date("dateWritten") ?? o.object("dispenseRequest")?.period("validityPeriod")?.start
         case "MedicationStatement":
-            candidates = [date("effectiveDateTime"), periodStart("effectivePeriod"), date("dateAsserted")]
+            return o.date("effectiveDateTime") ?? o.period("effectivePeriod")?.start ?? o.date("dateAsserted")
         case "MedicationDispense":
-            candidates = [date("whenHandedOver"), date("whenPrepared")]
+            return o.date("whenHandedOver") ?? o.date("whenPrepared")
         case "Procedure":
-            candidates = [date("performedDateTime"), periodStart("performedPeriod")]
+            return o.date("performedDateTime") ?? o.period("performedPeriod")?.start
         case "DocumentReference":
-            candidates = [date("date"), date("created"), nested("context", periodStart("period")), date("indexed")]
+            return o.date("date") ?? o.date("created") ?? o.object("context")?.period("period")?.start ?? o.date("indexed")
         case "Coverage":
-            candidates = [periodStart("period")]
+            return o.period("period")?.start
         default:
-            candidates = [date("effectiveDateTime"), date("date"), date("issued")]
+            return o.date("effectiveDateTime") ?? o.date("date") ?? o.date("issued")
         }
-        for candidate in candidates {
-            if let d = candidate(o) { return d }
-        }
-        return nil
     }
 }

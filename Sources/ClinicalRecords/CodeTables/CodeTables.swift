@@ -84,6 +84,9 @@ public struct CodeTables: Sendable {
 
     /// A CVX code without leading zeros, so `"03"` and `"3"` match (both appear in real data).
     public static func normalizedCVX(_ code: String) -> String {
+        let u = code.utf8
+        // Fast path: plain digits without a leading zero need no work.
+        if let first = u.first, first != 0x30, u.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return code }
         let trimmed = code.trimmingCharacters(in: .whitespaces)
         let stripped = trimmed.drop { $0 == "0" }
         return stripped.isEmpty ? (trimmed.isEmpty ? "" : "0") : String(stripped)

@@ -7,40 +7,55 @@ import FHIR
 /// Dangling or duplicate `resource:N` targets are errors; anything merely not minimized is a
 /// warning (the spec's example 02 is deliberately not minimized and still valid).
 public enum BundleMinimizationCheck {
-    /// Findings for a bundle.
+    /// Findings for a bundle given as a tree.
     public static func check(_ bundle: JSONObject) -> (errors: [VerificationIssue], warnings: [VerificationIssue]) {
+        let bytes = JSONWriter.minified(.object(bundle))
+        guard let tape = try? JSONTape(bytes) else { return ([VerificationIssue(.fhirBundle, "the bundle is not JSON")], []) }
+        return check(tape, bundle: tape.root)
+    }
+
+    /// Findings for the bundle at token `bundle` of a tape.
+    public static func check(_ t: JSONTape, bundle: Int) -> (errors: [VerificationIssue], warnings: [VerificationIssue]) {
         var errors: [VerificationIssue] = []
         var counts = Counts()
-        let entries = bundle.list("entry")
-        var fullUrls = Set<String>()
-        for (k, e) in entries.enumerated() {
-            guard let entry = e.objectValue else {
-                errors.append(VerificationIssue(.fhirBundle, "entry \(k) is not an object"))
-                continue
+        var fullUrls: [String] = []
+        var references: [Int] = []
+        if t.member(bundle, "id") != nil { counts.ids += 1 }
+        if let entries = t.member(bundle, "entry") {
+            var k = 0
+            t.forEachElement(entries) { entry in
+                defer { k += 1 }
+                guard t.kind(entry) == .object else {
+                    errors.append(VerificationIssue(.fhirBundle, "entry \(k) is not an object"))
+                    return
+                }
+                if let url = t.member(entry, "fullUrl").flatMap(t.string) {
+                    if fullUrls.contains(url) { errors.append(VerificationIssue(.fhirReferences, "fullUrl \(url) appears twice")) }
+                    fullUrls.append(url)
+                    if !isShort(url) { counts.longURLs += 1 }
+                } else {
+                    counts.missingFullUrl += 1
+                }
+                guard let resource = t.member(entry, "resource"), t.kind(resource) == .object else {
+                    errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resource"))
+                    return
+                }
+                if t.member(resource, "resourceType").flatMap(t.string) == nil {
+                    errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resourceType"))
+                }
+                if t.member(resource, "id") != nil { counts.ids += 1 }
+                if let meta = t.member(resource, "meta") {
+                    var onlySecurity = t.kind(meta) == .object
+                    t.forEachMember(meta) { key, _ in if !t.keyEquals(key, "security") { onlySecurity = false } }
+                    if !onlySecurity { counts.meta += 1 }
+                }
+                if let text = t.member(resource, "text"), t.kind(text) == .object { counts.narrative += 1 }
+                walk(t, resource, counts: &counts, references: &references)
             }
-            if let url = entry.string("fullUrl") {
-                if !fullUrls.insert(url).inserted { errors.append(VerificationIssue(.fhirReferences, "fullUrl \(url) appears twice")) }
-                if !isShort(url) { counts.longURLs += 1 }
-            } else {
-                counts.missingFullUrl += 1
-            }
-            guard let resource = entry.object("resource") else {
-                errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resource"))
-                continue
-            }
-            if resource.string("resourceType") == nil { errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resourceType")) }
-            if resource["id"] != nil { counts.ids += 1 }
-            if let meta = resource.object("meta"), meta.keys != ["security"] { counts.meta += 1 }
-            if resource["text"]?.objectValue != nil { counts.narrative += 1 }
-        }
-        if bundle["id"] != nil { counts.ids += 1 }
-        var references: [String] = []
-        for e in entries {
-            guard let resource = e.objectValue?.object("resource") else { continue }
-            walk(.object(resource), depth: 0, counts: &counts, references: &references)
         }
         var dangling: [String] = []
-        for ref in references {
+        for r in references {
+            guard let ref = t.string(r) else { continue }
             if isShort(ref) {
                 if !fullUrls.contains(ref), !dangling.contains(ref) { dangling.append(ref) }
             } else if !ref.hasPrefix("#") {
@@ -79,20 +94,34 @@ public enum BundleMinimizationCheck {
         return !n.isEmpty && n.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
-    private static func walk(_ value: JSONValue, depth: Int, counts: inout Counts, references: inout [String]) {
-        guard depth < 64 else { return }
-        switch value {
-        case .object(let o):
-            if let ref = o["reference"]?.stringValue { references.append(ref) }
-            if o["coding"]?.arrayValue != nil, o["text"] != nil { counts.conceptText += 1 }
-            if o["system"] != nil || o["code"]?.stringValue != nil, o["display"] != nil, o["reference"] == nil { counts.codingDisplay += 1 }
-            for m in o.members {
-                walk(m.value, depth: depth + 1, counts: &counts, references: &references)
+    /// Visits every object inside a resource once, in document order (the tape is flat).
+    private static func walk(_ t: JSONTape, _ start: Int, counts: inout Counts, references: inout [Int]) {
+        let end = t.next(start)
+        var k = start
+        while k < end {
+            if t.kind(k) == .object {
+                // What a Reference, a CodeableConcept or a Coding carries, in one pass over the members.
+                var hasReference = false, hasCoding = false, hasText = false, hasSystemOrCode = false, hasDisplay = false
+                t.forEachMember(k) { key, value in
+                    if t.keyEquals(key, "reference") {
+                        if t.kind(value) == .string { references.append(value) }
+                        hasReference = true
+                    } else if t.keyEquals(key, "coding") {
+                        hasCoding = t.kind(value) == .array
+                    } else if t.keyEquals(key, "text") {
+                        hasText = true
+                    } else if t.keyEquals(key, "system") {
+                        hasSystemOrCode = true
+                    } else if t.keyEquals(key, "code") {
+                        if t.kind(value) == .string { hasSystemOrCode = true }
+                    } else if t.keyEquals(key, "display") {
+                        hasDisplay = true
+                    }
+                }
+                if hasCoding && hasText { counts.conceptText += 1 }
+                if hasSystemOrCode && hasDisplay && !hasReference { counts.codingDisplay += 1 }
             }
-        case .array(let a):
-            for v in a { walk(v, depth: depth + 1, counts: &counts, references: &references) }
-        default:
-            break
+            k += 1
         }
     }
 }

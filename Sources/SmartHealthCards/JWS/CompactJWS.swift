@@ -96,20 +96,23 @@ public struct JWSHeader: Sendable {
     public let compression: String?
     /// `kid`.
     public let keyID: String?
+    /// The parsed header.
+    public let tape: JSONTape
+
     /// The whole header object.
-    public let json: JSONObject
+    public var json: JSONObject { tape.object(tape.root) ?? JSONObject() }
 
     /// Reads a header from its decoded JSON bytes.
     public init(bytes: [UInt8]) throws(JWSError) {
-        let value: JSONValue
-        do { value = try JSONReader(limits: JSONLimits(maxDocumentBytes: 16 << 10, maxDepth: 8, maxStringBytes: 8 << 10, maxContainerElements: 64)).read(bytes) } catch {
+        let t: JSONTape
+        do { t = try JSONTape(bytes, limits: JSONLimits(maxDocumentBytes: 16 << 10, maxDepth: 8, maxStringBytes: 8 << 10, maxContainerElements: 64)) } catch {
             throw .malformed("header is not JSON: \(error)")
         }
-        guard let o = value.objectValue else { throw .malformed("header is not a JSON object") }
-        json = o
-        algorithm = o.string("alg")
-        compression = o.string("zip")
-        keyID = o.string("kid")
+        guard t.kind(t.root) == .object else { throw .malformed("header is not a JSON object") }
+        tape = t
+        algorithm = t.member(t.root, "alg").flatMap(t.string)
+        compression = t.member(t.root, "zip").flatMap(t.string)
+        keyID = t.member(t.root, "kid").flatMap(t.string)
     }
 }
 

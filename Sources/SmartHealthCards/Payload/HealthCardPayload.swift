@@ -2,6 +2,9 @@ import FHIR
 import Foundation
 
 /// The claims of a SMART Health Card: `iss`, `nbf`, optional `exp`, and the `vc` object.
+///
+/// The payload is read into a ``JSONTape``; the bundle becomes a ``JSONObject`` tree only when
+/// someone asks for it, so verifying a card never builds one.
 public struct HealthCardPayload: Sendable {
     /// The type every health card carries.
     public static let healthCardType = "https://smarthealth.cards#health-card"
@@ -16,14 +19,19 @@ public struct HealthCardPayload: Sendable {
     public let types: [String]
     /// `vc.credentialSubject.fhirVersion`.
     public let fhirVersion: String?
-    /// `vc.credentialSubject.fhirBundle`.
-    public let fhirBundle: JSONObject
     /// `vc.rid`: the revocation id, when present.
     public let revocationID: String?
-    /// The whole payload object.
-    public let json: JSONObject
+    /// The parsed payload.
+    public let tape: JSONTape
+    /// The token of `vc.credentialSubject.fhirBundle` in ``tape``.
+    public let bundleToken: Int
+
     /// The inflated payload bytes.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { tape.bytes }
+    /// `vc.credentialSubject.fhirBundle` as a tree.
+    public var fhirBundle: JSONObject { tape.object(bundleToken) ?? JSONObject() }
+    /// The whole payload as a tree.
+    public var json: JSONObject { tape.object(tape.root) ?? JSONObject() }
 
     /// The issue date.
     public var issuedDate: Date { Date(timeIntervalSince1970: notBefore) }
@@ -36,42 +44,46 @@ public struct HealthCardPayload: Sendable {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw PayloadError(.payloadJSON, "the inflated payload starts with a byte-order mark")
         }
-        let value: JSONValue
-        do { value = try JSONReader(limits: limits).read(bytes) } catch { throw PayloadError(.payloadJSON, "payload is not JSON: \(error)") }
-        guard let o = value.objectValue else { throw PayloadError(.payloadJSON, "payload is not a JSON object") }
-        guard let iss = o["iss"] else { throw PayloadError(.payloadClaims, "no iss claim") }
-        guard let issuer = iss.stringValue else { throw PayloadError(.payloadClaims, "iss is not a string") }
-        let nbfValue: JSONValue
-        if let v = o["nbf"] {
-            nbfValue = v
-        } else if let iat = o["iat"] {
+        let t: JSONTape
+        do { t = try JSONTape(bytes, limits: limits) } catch { throw PayloadError(.payloadJSON, "payload is not JSON: \(error)") }
+        let root = t.root
+        guard t.kind(root) == .object else { throw PayloadError(.payloadJSON, "payload is not a JSON object") }
+        guard let iss = t.member(root, "iss") else { throw PayloadError(.payloadClaims, "no iss claim") }
+        guard let issuer = t.string(iss) else { throw PayloadError(.payloadClaims, "iss is not a string") }
+        let nbfToken: Int
+        if let v = t.member(root, "nbf") {
+            nbfToken = v
+        } else if let iat = t.member(root, "iat") {
             // Cards issued before spec 0.4.2 carry iat where nbf is now; still honour them.
             warnings.append(VerificationIssue(.payloadClaims, "legacy iat claim read as nbf (replaced by nbf in spec 0.4.2)"))
-            nbfValue = iat
+            nbfToken = iat
         } else {
             throw PayloadError(.payloadClaims, "no nbf claim")
         }
-        guard let nbf = nbfValue.numberValue?.doubleValue, nbf.isFinite else { throw PayloadError(.payloadClaims, "nbf is not a number") }
+        guard let nbf = t.double(nbfToken), nbf.isFinite else { throw PayloadError(.payloadClaims, "nbf is not a number") }
         var exp: Double? = nil
-        if let e = o["exp"] {
-            guard let v = e.numberValue?.doubleValue, v.isFinite else { throw PayloadError(.payloadClaims, "exp is not a number") }
+        if let e = t.member(root, "exp") {
+            guard let v = t.double(e), v.isFinite else { throw PayloadError(.payloadClaims, "exp is not a number") }
             exp = v
         }
-        guard let vc = o["vc"]?.objectValue else { throw PayloadError(.payloadClaims, "no vc object") }
-        guard let typeList = vc["type"]?.arrayValue else { throw PayloadError(.payloadVCType, "vc.type is not an array") }
-        let types = typeList.compactMap(\.stringValue)
+        guard let vc = t.member(root, "vc"), t.kind(vc) == .object else { throw PayloadError(.payloadClaims, "no vc object") }
+        guard let typeList = t.member(vc, "type"), t.kind(typeList) == .array else { throw PayloadError(.payloadVCType, "vc.type is not an array") }
+        var types: [String] = []
+        t.forEachElement(typeList) { if let s = t.string($0) { types.append(s) } }
         guard types.contains(HealthCardPayload.healthCardType) else {
             throw PayloadError(.payloadVCType, "vc.type does not contain \(HealthCardPayload.healthCardType)")
         }
-        guard let subject = vc["credentialSubject"]?.objectValue else { throw PayloadError(.payloadClaims, "no vc.credentialSubject object") }
-        let version = subject.string("fhirVersion")
+        guard let subject = t.member(vc, "credentialSubject"), t.kind(subject) == .object else {
+            throw PayloadError(.payloadClaims, "no vc.credentialSubject object")
+        }
+        let version = t.member(subject, "fhirVersion").flatMap(t.string)
         if version == nil { warnings.append(VerificationIssue(.payloadClaims, "vc.credentialSubject.fhirVersion is missing")) }
-        guard let bundleValue = subject["fhirBundle"] else { throw PayloadError(.fhirBundle, "no vc.credentialSubject.fhirBundle") }
-        guard let bundle = bundleValue.objectValue, bundle.string("resourceType") == "Bundle" else {
+        guard let bundle = t.member(subject, "fhirBundle") else { throw PayloadError(.fhirBundle, "no vc.credentialSubject.fhirBundle") }
+        guard t.kind(bundle) == .object, let rt = t.member(bundle, "resourceType"), t.keyEquals(rt, "Bundle") else {
             throw PayloadError(.fhirBundle, "fhirBundle is not a FHIR Bundle")
         }
-        if let rid = vc["rid"] {
-            guard let s = rid.stringValue else { throw PayloadError(.payloadRID, "vc.rid is not a string") }
+        if let rid = t.member(vc, "rid") {
+            guard let s = t.string(rid) else { throw PayloadError(.payloadRID, "vc.rid is not a string") }
             if s.utf8.count > 24 || s.isEmpty || !s.utf8.allSatisfy(CompactJWS.isBase64URL) {
                 warnings.append(VerificationIssue(.payloadRID, "vc.rid must be 1–24 base64url characters"))
             }
@@ -87,9 +99,8 @@ public struct HealthCardPayload: Sendable {
         self.expiration = exp
         self.types = types
         self.fhirVersion = version
-        self.fhirBundle = bundle
-        self.json = o
-        self.bytes = bytes
+        self.tape = t
+        self.bundleToken = bundle
     }
 
     /// Limits for payload JSON: a card's payload is a few KB; files may hold larger bundles.

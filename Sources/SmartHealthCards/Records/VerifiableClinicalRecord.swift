@@ -51,26 +51,32 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
     public let fhirResourceTypes: [String]
 
     /// Derives the record from a verified payload and its JWS.
+    ///
+    /// Works on the payload's tape: only the strings the record keeps are ever made.
     public init(payload: HealthCardPayload, jws: String, names: DisplayNameResolver = DisplayNameResolver()) {
+        let t = payload.tape
         var subjectName = ""
         var birth: FHIRDate? = nil
         var items: [String] = []
         var latest: FHIRDate? = nil
         var types: [String] = []
-        for entry in payload.fhirBundle.list("entry") {
-            guard let r = entry.objectValue?.object("resource"), let typeName = r.string("resourceType") else { continue }
-            let type = FHIRResourceType(typeName)
-            if !types.contains(typeName) { types.append(typeName) }
-            switch typeName {
-            case "Patient":
-                if subjectName.isEmpty { subjectName = Self.fullName(r) }
-                if birth == nil { birth = r.date("birthDate") }
-            case "Immunization", "Observation", "DiagnosticReport":
-                items.append(names.displayName(resourceType: type, json: r))
-                if let d = ClinicalDateExtractor.clinicalDate(resourceType: type, json: r), latest.map({ d > $0 }) ?? true { latest = d }
-            default:
-                if typeName != "Organization" && typeName != "Practitioner" && typeName != "Specimen" {
-                    items.append(names.displayName(resourceType: type, json: r))
+        if let entries = t.member(payload.bundleToken, "entry") {
+            t.forEachElement(entries) { entry in
+                guard let r = t.member(entry, "resource"), let typeToken = t.member(r, "resourceType"), let typeName = t.string(typeToken) else { return }
+                if !types.contains(typeName) { types.append(typeName) }
+                switch typeName {
+                case "Patient":
+                    if subjectName.isEmpty { subjectName = Self.fullName(t, r) }
+                    if birth == nil { birth = t.member(r, "birthDate").flatMap(t.string).flatMap(FHIRDate.init) }
+                case "Immunization", "Observation", "DiagnosticReport":
+                    let conceptKey: StaticString = typeName == "Immunization" ? "vaccineCode" : "code"
+                    let concept = t.member(r, conceptKey).flatMap { Self.concept(t, $0) }
+                    items.append(concept.flatMap { names.name(of: $0, preferring: typeName == "Immunization" ? [CodeSystem.cvx] : [CodeSystem.loinc]) } ?? typeName)
+                    if let d = Self.relevantDate(t, r, immunization: typeName == "Immunization"), latest.map({ d > $0 }) ?? true { latest = d }
+                case "Organization", "Practitioner", "Specimen":
+                    break
+                default:
+                    if let o = t.object(r) { items.append(names.displayName(resourceType: FHIRResourceType(typeName), json: o)) }
                 }
             }
         }
@@ -111,11 +117,33 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
     /// The JWS text.
     public var jws: String { String(decoding: dataRepresentation, as: UTF8.self) }
 
-    static func fullName(_ patient: JSONObject) -> String {
-        guard let name = patient.list("name").first?.objectValue else { return "" }
-        if let text = name.string("text") { return text }
-        let given = name.list("given").compactMap(\.stringValue)
-        let family: [String] = name["family"]?.stringValue.map { [$0] } ?? name.list("family").compactMap(\.stringValue)
-        return (given + family).joined(separator: " ")
+    static func fullName(_ t: JSONTape, _ patient: Int) -> String {
+        guard let names = t.member(patient, "name"), let name = t.elements(names).first, t.kind(name) == .object else { return "" }
+        if let text = t.member(name, "text").flatMap(t.string) { return text }
+        var parts: [String] = []
+        if let given = t.member(name, "given") { for g in t.elements(given) { if let s = t.string(g) { parts.append(s) } } }
+        if let family = t.member(name, "family") { for f in t.elements(family) { if let s = t.string(f) { parts.append(s) } } }
+        return parts.joined(separator: " ")
+    }
+
+    static func concept(_ t: JSONTape, _ i: Int) -> CodeableConcept? {
+        guard t.kind(i) == .object else { return nil }
+        var codings: [Coding] = []
+        if let list = t.member(i, "coding") {
+            for c in t.elements(list) where t.kind(c) == .object {
+                codings.append(Coding(
+                    system: t.member(c, "system").flatMap(t.string), code: t.member(c, "code").flatMap(t.string),
+                    display: t.member(c, "display").flatMap(t.string)))
+            }
+        }
+        return CodeableConcept(coding: codings, text: t.member(i, "text").flatMap(t.string))
+    }
+
+    static func relevantDate(_ t: JSONTape, _ r: Int, immunization: Bool) -> FHIRDate? {
+        func date(_ key: StaticString) -> FHIRDate? { t.member(r, key).flatMap(t.string).flatMap(FHIRDate.init) }
+        if immunization { return date("occurrenceDateTime") ?? date("date") ?? date("recorded") }
+        if let d = date("effectiveDateTime") { return d }
+        if let p = t.member(r, "effectivePeriod"), let d = t.member(p, "start").flatMap(t.string).flatMap(FHIRDate.init) { return d }
+        return date("effectiveInstant") ?? date("issued")
     }
 }

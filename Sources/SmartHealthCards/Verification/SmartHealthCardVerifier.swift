@@ -206,7 +206,7 @@ public struct SmartHealthCardVerifier: Sendable {
         }
         // 10. The bundle.
         if options.checkFHIR {
-            let (errors, warnings) = BundleMinimizationCheck.check(payload.fhirBundle)
+            let (errors, warnings) = BundleMinimizationCheck.check(payload.tape, bundle: payload.bundleToken)
             for e in errors { run.fail("FHIR bundle", e) }
             run.warnings += warnings
             if errors.isEmpty { run.pass("FHIR bundle references") }
@@ -217,9 +217,21 @@ public struct SmartHealthCardVerifier: Sendable {
     /// Why an `iss` is not acceptable, or `nil`: https, a host, no trailing slash, compared as is.
     func checkIssuerURL(_ iss: String) -> String? {
         if iss.hasSuffix("/") { return "iss \(iss) ends with /" }
-        guard let url = URL(string: iss), let host = url.host, !host.isEmpty else { return "iss \(iss) is not a URL" }
-        if url.scheme == "https" { return nil }
-        if options.allowLoopbackIssuers, url.scheme == "http", host == "127.0.0.1" || host == "localhost" || host == "::1" { return nil }
+        let u = Array(iss.utf8)
+        let https = Array("https://".utf8)
+        let http = Array("http://".utf8)
+        let schemeEnd: Int
+        if u.starts(with: https) { schemeEnd = https.count } else if u.starts(with: http) { schemeEnd = http.count } else {
+            return "iss \(iss) does not use https"
+        }
+        // A host, then an optional path; no spaces, controls or non-ASCII anywhere.
+        guard u.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "iss \(iss) is not a URL" }
+        let hostEnd = u[schemeEnd...].firstIndex(of: 0x2F) ?? u.count
+        let host = String(decoding: u[schemeEnd..<hostEnd], as: UTF8.self)
+        guard !host.isEmpty, !host.contains("@"), !host.contains("?"), !host.contains("#") else { return "iss \(iss) is not a URL with a host" }
+        if schemeEnd == https.count { return nil }
+        let hostName = host.split(separator: ":").first.map(String.init) ?? host
+        if options.allowLoopbackIssuers, ["127.0.0.1", "localhost", "[::1]"].contains(hostName) { return nil }
         return "iss \(iss) does not use https"
     }
 
@@ -272,7 +284,7 @@ public struct SmartHealthCardVerifier: Sendable {
         for k in candidates {
             let p = k.cachedSigningKeyProblems()
             if p.isEmpty {
-                run.pass("issuer key \(kid)")
+                run.pass("issuer key", kid)
                 return k
             }
             problems += p
