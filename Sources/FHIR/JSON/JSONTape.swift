@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A parsed JSON document stored flat: one token per value, in document order, pointing into the
 /// original bytes. Nothing is allocated per value, so reading a document costs little more than
 /// scanning it; values become ``JSONValue``s only when asked for.
@@ -10,21 +16,30 @@ public struct JSONTape: Sendable {
         case null, `false`, `true`, number, string, array, object
     }
 
-    struct Token {
-        var kind: Kind
+    @usableFromInline
+    struct Token: Sendable {
+        @usableFromInline var kind: Kind
         /// Strings: bit 0 = has escapes, bit 1 = has non-ASCII bytes.
-        var flags: UInt8
+        @usableFromInline var flags: UInt8
         /// Strings: first byte after the quote. Containers: the opening bracket. Others: first byte.
-        var start: UInt32
+        @usableFromInline var start: UInt32
         /// Strings: the closing quote. Containers: one past the closing bracket. Others: one past the end.
-        var end: UInt32
+        @usableFromInline var end: UInt32
         /// The index of the token after this value and everything inside it.
-        var next: UInt32
+        @usableFromInline var next: UInt32
+
+        @usableFromInline init(kind: Kind, flags: UInt8, start: UInt32, end: UInt32, next: UInt32) {
+            self.kind = kind
+            self.flags = flags
+            self.start = start
+            self.end = end
+            self.next = next
+        }
     }
 
     /// The document's bytes.
     public let bytes: [UInt8]
-    let tokens: [Token]
+    @usableFromInline let tokens: [Token]
 
     /// Parses a document.
     public init(_ bytes: [UInt8], limits: JSONLimits = .default) throws(JSONError) {
@@ -46,18 +61,16 @@ public struct JSONTape: Sendable {
     public var count: Int { tokens.count }
 
     /// What the token at `i` is.
-    @inlinable public func kind(_ i: Int) -> Kind { kindOf(i) }
-
-    @usableFromInline func kindOf(_ i: Int) -> Kind { tokens[i].kind }
+    @inlinable public func kind(_ i: Int) -> Kind { tokens[i].kind }
 
     /// The index after the value at `i` and everything inside it.
-    public func next(_ i: Int) -> Int { Int(tokens[i].next) }
+    @inlinable public func next(_ i: Int) -> Int { Int(tokens[i].next) }
 
     /// The byte range of the value at `i` (containers include their brackets; strings exclude their quotes).
     public func byteRange(_ i: Int) -> Range<Int> { Int(tokens[i].start)..<Int(tokens[i].end) }
 
     /// The member value of object `i` named `key` (the first one), if any.
-    public func member(_ i: Int, _ key: StaticString) -> Int? {
+    @inlinable public func member(_ i: Int, _ key: StaticString) -> Int? {
         guard tokens[i].kind == .object else { return nil }
         let end = Int(tokens[i].next)
         var k = i + 1
@@ -94,7 +107,7 @@ public struct JSONTape: Sendable {
     }
 
     /// Calls `body` with each member's key token and value token of object `i`.
-    public func forEachMember(_ i: Int, _ body: (_ key: Int, _ value: Int) throws -> Void) rethrows {
+    @inlinable public func forEachMember(_ i: Int, _ body: (_ key: Int, _ value: Int) throws -> Void) rethrows {
         guard tokens[i].kind == .object else { return }
         let end = Int(tokens[i].next)
         var k = i + 1
@@ -105,7 +118,7 @@ public struct JSONTape: Sendable {
     }
 
     /// Calls `body` with each element token of array `i`.
-    public func forEachElement(_ i: Int, _ body: (Int) throws -> Void) rethrows {
+    @inlinable public func forEachElement(_ i: Int, _ body: (Int) throws -> Void) rethrows {
         guard tokens[i].kind == .array else { return }
         let end = Int(tokens[i].next)
         var k = i + 1
@@ -124,16 +137,15 @@ public struct JSONTape: Sendable {
     }
 
     /// Whether the key (or string) token `k` equals `key`.
-    public func keyEquals(_ k: Int, _ key: StaticString) -> Bool {
+    @inlinable public func keyEquals(_ k: Int, _ key: StaticString) -> Bool {
         let t = tokens[k]
         guard t.kind == .string else { return false }
         if t.flags & 1 != 0 { return string(k) == String(describing: key) }
-        let n = Int(t.end - t.start)
+        let n = Int(t.end &- t.start)
         guard n == key.utf8CodeUnitCount else { return false }
-        let s = Int(t.start)
-        let p = key.utf8Start
-        for j in 0..<n where bytes[s + j] != p[j] { return false }
-        return true
+        return bytes.withUnsafeBufferPointer { b in
+            memcmp(b.baseAddress! + Int(t.start), key.utf8Start, n) == 0
+        }
     }
 
     /// The string at `i`, escapes decoded.

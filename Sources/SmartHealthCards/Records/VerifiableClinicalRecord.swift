@@ -69,9 +69,9 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
                     if subjectName.isEmpty { subjectName = Self.fullName(t, r) }
                     if birth == nil { birth = t.member(r, "birthDate").flatMap(t.string).flatMap(FHIRDate.init) }
                 case "Immunization", "Observation", "DiagnosticReport":
-                    let conceptKey: StaticString = typeName == "Immunization" ? "vaccineCode" : "code"
-                    let concept = t.member(r, conceptKey).flatMap { Self.concept(t, $0) }
-                    items.append(concept.flatMap { names.name(of: $0, preferring: typeName == "Immunization" ? [CodeSystem.cvx] : [CodeSystem.loinc]) } ?? typeName)
+                    let immunization = typeName == "Immunization"
+                    let concept = t.member(r, immunization ? "vaccineCode" : "code")
+                    items.append(concept.flatMap { Self.itemName(t, $0, immunization: immunization, tables: names.tables) } ?? typeName)
                     if let d = Self.relevantDate(t, r, immunization: typeName == "Immunization"), latest.map({ d > $0 }) ?? true { latest = d }
                 case "Organization", "Practitioner", "Specimen":
                     break
@@ -126,17 +126,27 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         return parts.joined(separator: " ")
     }
 
-    static func concept(_ t: JSONTape, _ i: Int) -> CodeableConcept? {
-        guard t.kind(i) == .object else { return nil }
-        var codings: [Coding] = []
-        if let list = t.member(i, "coding") {
-            for c in t.elements(list) where t.kind(c) == .object {
-                codings.append(Coding(
-                    system: t.member(c, "system").flatMap(t.string), code: t.member(c, "code").flatMap(t.string),
-                    display: t.member(c, "display").flatMap(t.string)))
+    /// The name of a concept read straight off the tape: its text, the display of its CVX or
+    /// LOINC coding, any display, then the shipped code tables (minimized cards carry no display).
+    static func itemName(_ t: JSONTape, _ concept: Int, immunization: Bool, tables: CodeTables) -> String? {
+        guard t.kind(concept) == .object else { return nil }
+        if let text = t.member(concept, "text").flatMap(t.string), !text.isEmpty { return text }
+        guard let list = t.member(concept, "coding") else { return nil }
+        var anyDisplay: String? = nil
+        var fallback: String? = nil
+        var result: String? = nil
+        t.forEachElement(list) { c in
+            guard result == nil, t.kind(c) == .object else { return }
+            let system = t.member(c, "system")
+            let preferred = system.map { immunization ? t.keyEquals($0, "http://hl7.org/fhir/sid/cvx") : t.keyEquals($0, "http://loinc.org") } ?? false
+            if let display = t.member(c, "display").flatMap(t.string), !display.isEmpty {
+                if preferred { result = display } else if anyDisplay == nil { anyDisplay = display }
+                return
             }
+            guard fallback == nil, preferred, let code = t.member(c, "code").flatMap(t.string) else { return }
+            fallback = immunization ? tables.vaccine(cvx: code)?.shortName : tables.loincNames[code]?.name
         }
-        return CodeableConcept(coding: codings, text: t.member(i, "text").flatMap(t.string))
+        return result ?? anyDisplay ?? fallback
     }
 
     static func relevantDate(_ t: JSONTape, _ r: Int, immunization: Bool) -> FHIRDate? {

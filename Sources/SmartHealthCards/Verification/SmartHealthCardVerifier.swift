@@ -216,23 +216,28 @@ public struct SmartHealthCardVerifier: Sendable {
 
     /// Why an `iss` is not acceptable, or `nil`: https, a host, no trailing slash, compared as is.
     func checkIssuerURL(_ iss: String) -> String? {
-        if iss.hasSuffix("/") { return "iss \(iss) ends with /" }
-        let u = Array(iss.utf8)
-        let https = Array("https://".utf8)
-        let http = Array("http://".utf8)
-        let schemeEnd: Int
-        if u.starts(with: https) { schemeEnd = https.count } else if u.starts(with: http) { schemeEnd = http.count } else {
-            return "iss \(iss) does not use https"
+        var copy = iss
+        let problem: String? = copy.withUTF8 { u in
+            if u.last == 0x2F { return "ends with /" }
+            let https = "https://".utf8
+            let http = "http://".utf8
+            let schemeEnd: Int
+            if u.starts(with: https) { schemeEnd = https.count } else if u.starts(with: http) { schemeEnd = http.count } else { return "does not use https" }
+            // A host, then an optional path; no spaces, controls, non-ASCII, userinfo, query or fragment.
+            var hostEnd = u.count
+            for k in 0..<u.count {
+                let c = u[k]
+                if c <= 0x20 || c >= 0x7F || c == 0x40 || c == 0x3F || c == 0x23 || c == 0x5C { return "is not a URL" }
+                if k >= schemeEnd, c == 0x2F, hostEnd == u.count { hostEnd = k }
+            }
+            if hostEnd == schemeEnd { return "has no host" }
+            if schemeEnd == https.count { return nil }
+            let host = String(decoding: u[schemeEnd..<hostEnd], as: UTF8.self)
+            let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }) + "]" : String(host.prefix { $0 != ":" })
+            if options.allowLoopbackIssuers, name == "127.0.0.1" || name == "localhost" || name == "[::1]" { return nil }
+            return "does not use https"
         }
-        // A host, then an optional path; no spaces, controls or non-ASCII anywhere.
-        guard u.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "iss \(iss) is not a URL" }
-        let hostEnd = u[schemeEnd...].firstIndex(of: 0x2F) ?? u.count
-        let host = String(decoding: u[schemeEnd..<hostEnd], as: UTF8.self)
-        guard !host.isEmpty, !host.contains("@"), !host.contains("?"), !host.contains("#") else { return "iss \(iss) is not a URL with a host" }
-        if schemeEnd == https.count { return nil }
-        let hostName = host.split(separator: ":").first.map(String.init) ?? host
-        if options.allowLoopbackIssuers, ["127.0.0.1", "localhost", "[::1]"].contains(hostName) { return nil }
-        return "iss \(iss) does not use https"
+        return problem.map { "iss \(iss) \($0)" }
     }
 
     private func checkTime(_ p: HealthCardPayload, at time: Date, _ run: inout Run) {
