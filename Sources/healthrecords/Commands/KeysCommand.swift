@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import FHIR
 import SampleSignatures
+import SmartHealthCards
 
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +14,9 @@ struct KeysGenerateCommand: AsyncParsableCommand {
         commandName: "generate",
         abstract: "Generate a key pair.",
         discussion: """
-            With --p256: a P-256 device key as PEM files (PKCS #8 private key, SubjectPublicKeyInfo \
+            Without --p256: a SMART Health Card issuer key — a private JWKS (kty EC, crv P-256, use sig, \
+            alg ES256, kid = RFC 7638 thumbprint, d) for `issue --key`, and the public JWKS to publish \
+            at <iss>/.well-known/jwks.json. With --p256: a P-256 device key as PEM files (PKCS #8 private key, SubjectPublicKeyInfo \
             public key) and, with --certificate, a self-signed X.509 certificate for it — what a \
             device signs samples with (samples add --sign-key, signature sign --key). The private \
             key file is readable by its owner only. Existing files are kept unless --force.
@@ -22,7 +26,7 @@ struct KeysGenerateCommand: AsyncParsableCommand {
     enum OutputFormat {
         /// A P-256 key pair as PEM files, with an optional self-signed certificate.
         case p256PEM
-        /// A private JWKS and a public `jwks.json` (SMART Health Card issuer keys): not yet.
+        /// A private JWKS and a public `jwks.json` (SMART Health Card issuer keys).
         case jwks
     }
 
@@ -48,6 +52,7 @@ struct KeysGenerateCommand: AsyncParsableCommand {
 
     func validate() throws {
         if subject != nil, certificatePath == nil { throw ValidationError("--subject needs --certificate") }
+        if certificatePath != nil, !p256 { throw ValidationError("--certificate needs --p256") }
     }
 
     func run() async throws {
@@ -55,8 +60,19 @@ struct KeysGenerateCommand: AsyncParsableCommand {
         case .p256PEM:
             try writeP256PEM()
         case .jwks:
-            throw CommandFailure.usage("--p256 is required: keys are written as P-256 PEM files (JWKS output is not available yet)")
+            try writeJWKS()
         }
+    }
+
+    private func writeJWKS() throws {
+        let key = IssuerKey.generate()
+        let privateSet = JWKSet(keys: [key.privateJWK])
+        let publicSet = JWKSet(keys: [key.publicJWK])
+        try KeyFiles.write(Data((JSONWriter.pretty(privateSet.json) + "\n").utf8), to: privatePath, secret: true, force: force)
+        try KeyFiles.write(Data((JSONWriter.pretty(publicSet.json) + "\n").utf8), to: publicPath, force: force)
+        print("private JWKS: \(privatePath)")
+        print("public JWKS:  \(publicPath)  (publish at <iss>/.well-known/jwks.json)")
+        print("kid:          \(key.keyID)")
     }
 
     private func writeP256PEM() throws {
