@@ -91,6 +91,12 @@ enum SHCBenchmark {
         print(fmt(best, 1))
     }
 
+    /// For instruction counters: a fixed number of end-to-end verifications.
+    static func count(_ n: Int) async throws {
+        let f = try fixture()
+        for _ in 0..<n { await endToEnd(f) }
+    }
+
     /// For profilers: end-to-end only, for 10 seconds.
     static func profile() async throws {
         let f = try fixture()

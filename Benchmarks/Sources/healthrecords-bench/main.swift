@@ -27,6 +27,7 @@ func runBenchmarks() async throws {
     if what == "all" || what == "shc" { try await SHCBenchmark.run() }
     if what == "shc-only" { try await SHCBenchmark.profile() }
     if what == "shc-rate" { try await SHCBenchmark.printRate() }
+    if what == "shc-count" { try await SHCBenchmark.count(2000) }
     if what == "shc-phases" { try await SHCBenchmark.phases() }
     if what == "json-loop" { try SHCBenchmark.jsonLoop() }
     // For profilers: only CMS verification with signed attributes, for 10 seconds.

@@ -9,7 +9,7 @@ struct TapeParser {
     init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
         self.p = bytes
         self.limits = limits
-        tokens.reserveCapacity(max(16, bytes.count / 8))
+        tokens.reserveCapacity(max(16, bytes.count / 5))
     }
 
     mutating func parseDocument() throws(JSONError) -> [JSONTape.Token] {
@@ -141,6 +141,9 @@ struct TapeParser {
         let start = i
         var flags: UInt8 = 0
         while i < p.count {
+            // Plain ASCII text is the common case: skip it with one table lookup per byte.
+            while i < p.count, TapeParser.plain[Int(p[i])] { i += 1 }
+            guard i < p.count else { break }
             let c = p[i]
             if c == UInt8(ascii: "\"") {
                 if i - start > limits.maxStringBytes { throw JSONError(.stringTooLong(limit: limits.maxStringBytes), at: open) }
@@ -191,6 +194,9 @@ struct TapeParser {
         }
         throw JSONError(.unexpectedEnd, at: i)
     }
+
+    /// Bytes a string may hold with nothing to check: printable ASCII except `"` and `\`.
+    static let plain: [Bool] = (0..<256).map { b in b >= 0x20 && b < 0x80 && b != 0x22 && b != 0x5C }
 
     /// The first byte of a `\u` escape's four that is not a hex digit.
     func firstNonHex(from k: Int) -> Int {

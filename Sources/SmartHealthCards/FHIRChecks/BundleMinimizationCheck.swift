@@ -29,27 +29,37 @@ public enum BundleMinimizationCheck {
                     errors.append(VerificationIssue(.fhirBundle, "entry \(k) is not an object"))
                     return
                 }
-                if let url = t.member(entry, "fullUrl").flatMap(t.string) {
+                var fullUrl: Int? = nil
+                var resource: Int? = nil
+                t.forEachMember(entry) { key, value in
+                    if t.keyEquals(key, "fullUrl") { fullUrl = value } else if t.keyEquals(key, "resource") { resource = value }
+                }
+                if let url = fullUrl.flatMap(t.string) {
                     if fullUrls.contains(url) { errors.append(VerificationIssue(.fhirReferences, "fullUrl \(url) appears twice")) }
                     fullUrls.append(url)
                     if !isShort(url) { counts.longURLs += 1 }
                 } else {
                     counts.missingFullUrl += 1
                 }
-                guard let resource = t.member(entry, "resource"), t.kind(resource) == .object else {
+                guard let resource, t.kind(resource) == .object else {
                     errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resource"))
                     return
                 }
-                if t.member(resource, "resourceType").flatMap(t.string) == nil {
-                    errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resourceType"))
+                var hasType = false
+                t.forEachMember(resource) { key, value in
+                    if t.keyEquals(key, "resourceType") {
+                        hasType = t.kind(value) == .string
+                    } else if t.keyEquals(key, "id") {
+                        counts.ids += 1
+                    } else if t.keyEquals(key, "meta") {
+                        var onlySecurity = t.kind(value) == .object
+                        t.forEachMember(value) { metaKey, _ in if !t.keyEquals(metaKey, "security") { onlySecurity = false } }
+                        if !onlySecurity { counts.meta += 1 }
+                    } else if t.keyEquals(key, "text"), t.kind(value) == .object {
+                        counts.narrative += 1
+                    }
                 }
-                if t.member(resource, "id") != nil { counts.ids += 1 }
-                if let meta = t.member(resource, "meta") {
-                    var onlySecurity = t.kind(meta) == .object
-                    t.forEachMember(meta) { key, _ in if !t.keyEquals(key, "security") { onlySecurity = false } }
-                    if !onlySecurity { counts.meta += 1 }
-                }
-                if let text = t.member(resource, "text"), t.kind(text) == .object { counts.narrative += 1 }
+                if !hasType { errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resourceType")) }
                 walk(t, resource, counts: &counts, references: &references)
             }
         }

@@ -76,6 +76,7 @@ public struct SmartHealthCardVerifier: Sendable {
         init(origin: String, jws: String) {
             self.origin = origin
             self.jws = jws
+            checks.reserveCapacity(12)
         }
 
         mutating func pass(_ name: String, _ detail: String? = nil) {
@@ -267,7 +268,7 @@ public struct SmartHealthCardVerifier: Sendable {
                 }
             }
         }
-        if ok { run.pass("time (nbf\(p.expiration == nil ? "" : ", exp"))") }
+        if ok { run.pass(p.expiration == nil ? "time (nbf)" : "time (nbf, exp)") }
     }
 
     private func resolveKey(issuer: String, kid: String, _ run: inout Run) async -> JSONWebKey? {
@@ -280,19 +281,20 @@ public struct SmartHealthCardVerifier: Sendable {
             run.fail("issuer keys", VerificationIssue(.issuerKeysUnavailable, "no keys known for \(issuer)"))
             return nil
         }
-        let candidates = set.keys(withID: kid)
-        guard !candidates.isEmpty else {
-            run.fail("issuer keys", VerificationIssue(.keyNotFound, "key \(kid) is not in \(issuer)'s key set"))
-            return nil
-        }
         var problems: [JWKError] = []
-        for k in candidates {
+        var found = false
+        for k in set.keys where k.keyID == kid {
+            found = true
             let p = k.cachedSigningKeyProblems()
             if p.isEmpty {
                 run.pass("issuer key", kid)
                 return k
             }
             problems += p
+        }
+        guard found else {
+            run.fail("issuer keys", VerificationIssue(.keyNotFound, "key \(kid) is not in \(issuer)'s key set"))
+            return nil
         }
         run.fail("issuer keys", VerificationIssue(.keyInvalid, "key \(kid): " + problems.map(\.description).joined(separator: "; ")))
         return nil
@@ -326,7 +328,7 @@ public struct SmartHealthCardVerifier: Sendable {
         if list.revokes(rid: rid, notBefore: p.notBefore) {
             run.fail("revocation", VerificationIssue(.revoked, "the card's rid \(rid) is revoked by the issuer"))
         } else {
-            run.pass("revocation (list ctr \(list.counter))")
+            run.pass("revocation", "list ctr \(list.counter)")
         }
     }
 
