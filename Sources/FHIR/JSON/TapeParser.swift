@@ -142,7 +142,11 @@ struct TapeParser {
         var flags: UInt8 = 0
         while i < p.count {
             // Plain ASCII text is the common case: skip it with one table lookup per byte.
-            while i < p.count, TapeParser.plain[Int(p[i])] { i += 1 }
+            while i < p.count {
+                let b = p[i]
+                if b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 { break }
+                i += 1
+            }
             guard i < p.count else { break }
             let c = p[i]
             if c == UInt8(ascii: "\"") {
@@ -194,9 +198,6 @@ struct TapeParser {
         }
         throw JSONError(.unexpectedEnd, at: i)
     }
-
-    /// Bytes a string may hold with nothing to check: printable ASCII except `"` and `\`.
-    static let plain: [Bool] = (0..<256).map { b in b >= 0x20 && b < 0x80 && b != 0x22 && b != 0x5C }
 
     /// The first byte of a `\u` escape's four that is not a hex digit.
     func firstNonHex(from k: Int) -> Int {

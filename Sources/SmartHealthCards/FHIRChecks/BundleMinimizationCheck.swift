@@ -83,8 +83,9 @@ public enum BundleMinimizationCheck {
 
         var warnings: [VerificationIssue] {
             var out: [VerificationIssue] = []
-            func add(_ n: Int, _ what: String) {
-                if n > 0 { out.append(VerificationIssue(.fhirNotMinimized, "\(n) \(what)")) }
+            // Messages are only built for counts that are not zero: most cards have none.
+            func add(_ n: Int, _ what: @autoclosure () -> String) {
+                if n > 0 { out.append(VerificationIssue(.fhirNotMinimized, "\(n) \(what())")) }
             }
             add(ids, ids == 1 ? "resource carries an id" : "resources carry an id")
             add(meta, "resource meta other than meta.security")

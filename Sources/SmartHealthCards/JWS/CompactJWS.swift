@@ -1,5 +1,8 @@
 import FHIR
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A JWS in compact serialization, split strictly: `b64url(header).b64url(payload).b64url(signature)`.
 ///
@@ -40,40 +43,48 @@ public struct CompactJWS: Sendable {
 
     static func split(_ b: UnsafeBufferPointer<UInt8>) throws(JWSError) -> (JWSHeader, [UInt8], [UInt8], Int) {
         if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { throw .malformed("starts with a byte-order mark") }
-        guard !b.isEmpty else { throw .malformed("empty") }
-        var dots: [Int] = []
-        var end = b.count
-        for i in 0..<b.count {
-            let c = b[i]
-            if c == 0x2E {
-                dots.append(i)
-                if dots.count > 2 { throw .malformed("more than three parts") }
-                continue
-            }
-            if !isBase64URL(c) {
-                // Whatever follows a complete signature is "trailing"; anything else is malformed.
-                if dots.count == 2, i > dots[1] + 1 {
-                    end = i
-                    break
-                }
-                if c == 0x3D { throw .malformed("base64url padding '=' at byte \(i)") }
-                throw .malformed("byte \(i) is not base64url (\(CompactJWS.describe(c)))")
-            }
+        guard !b.isEmpty, let base = b.baseAddress else { throw .malformed("empty") }
+        // Find the two dots; base64url decoding then checks every other byte, so each byte is read once.
+        func dot(after start: Int) -> Int? {
+            guard start < b.count, let hit = memchr(base + start, 0x2E, b.count - start) else { return nil }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
         }
-        guard dots.count == 2 else { throw .malformed("\(dots.count + 1) parts instead of three") }
-        if end < b.count { throw .trailingCharacters(offset: end) }
-        let h = UnsafeBufferPointer(rebasing: b[0..<dots[0]])
-        let p = UnsafeBufferPointer(rebasing: b[(dots[0] + 1)..<dots[1]])
-        let s = UnsafeBufferPointer(rebasing: b[(dots[1] + 1)..<end])
+        guard let d1 = dot(after: 0) else { throw .malformed("1 part instead of three") }
+        guard let d2 = dot(after: d1 + 1) else { throw .malformed("2 parts instead of three") }
+        let h = UnsafeBufferPointer(rebasing: b[0..<d1])
+        let p = UnsafeBufferPointer(rebasing: b[(d1 + 1)..<d2])
+        var s = UnsafeBufferPointer(rebasing: b[(d2 + 1)...])
         guard !h.isEmpty, !p.isEmpty, !s.isEmpty else { throw .malformed("an empty part") }
+        // Whatever follows a complete signature is "trailing": a newline, a space, junk.
+        if let bad = s.firstIndex(where: { !isBase64URL($0) }) {
+            let offset = d2 + 1 + bad
+            if s[bad] == 0x2E { throw .malformed("more than three parts") }
+            if bad == 0 || s[bad] == 0x3D { throw .malformed(s[bad] == 0x3D ? "base64url padding '=' at byte \(offset)" : "byte \(offset) is not base64url (\(describe(s[bad])))") }
+            if s[bad...].contains(0x2E) { throw .malformed("more than three parts") }
+            s = UnsafeBufferPointer(rebasing: s[..<bad])
+            // A signature that decodes is complete: report the rest as trailing.
+            if (try? Base64URL.decode(s)) != nil { throw .trailingCharacters(offset: offset) }
+            throw .malformed("byte \(offset) is not base64url (\(describe(b[offset])))")
+        }
         let headerBytes: [UInt8]
         let payload: [UInt8]
         let signature: [UInt8]
-        do { headerBytes = try Base64URL.decode(h) } catch { throw .malformed("header: \(error)") }
-        do { payload = try Base64URL.decode(p) } catch { throw .malformed("payload: \(error)") }
-        do { signature = try Base64URL.decode(s) } catch { throw .malformed("signature: \(error)") }
+        do { headerBytes = try Base64URL.decode(h) } catch { throw .malformed(describe(error, part: "header", at: 0, h)) }
+        do { payload = try Base64URL.decode(p) } catch { throw .malformed(describe(error, part: "payload", at: d1 + 1, p)) }
+        do { signature = try Base64URL.decode(s) } catch { throw .malformed(describe(error, part: "signature", at: d2 + 1, s)) }
         let header = try JWSHeader(bytes: headerBytes)
-        return (header, payload, signature, dots[1])
+        return (header, payload, signature, d2)
+    }
+
+    /// Why a part did not decode, naming the byte in the whole JWS.
+    static func describe(_ error: Base64URL.DecodingError, part: String, at start: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        switch error {
+        case .invalidCharacter(let k):
+            let c = bytes[k]
+            return c == 0x3D ? "base64url padding '=' at byte \(start + k)" : "byte \(start + k) is not base64url (\(describe(c)))"
+        case .invalidLength: return "the \(part) has an impossible base64url length"
+        case .nonCanonical: return "the \(part) is not canonical base64url (non-zero trailing bits)"
+        }
     }
 
     static func describe(_ c: UInt8) -> String {
