@@ -57,6 +57,7 @@ let package = Package(
                 "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
