@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthStoreTests",
-            dependencies: ["HealthStore", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HealthStore", "SampleSignatures", "SmartHealthCards", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(
