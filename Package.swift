@@ -57,6 +57,7 @@ let package = Package(
                 "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -84,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthStoreTests",
-            dependencies: ["HealthStore", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HealthStore", "SampleSignatures", "SmartHealthCards", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

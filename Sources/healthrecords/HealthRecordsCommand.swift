@@ -9,7 +9,8 @@ struct HealthRecordsCommand: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, RecordsCommand.self, ShowCommand.self, ChangesCommand.self, DeleteCommand.self,
             ImmunizationsCommand.self, SourcesCommand.self, VerifyCommand.self, CardsCommand.self, IssueCommand.self, SamplesCommand.self,
-            SignatureCommand.self, KeysCommand.self,
+            SignatureCommand.self, KeysCommand.self, AppsCommand.self, AuditCommand.self, UnlockCommand.self, LockCommand.self,
+            RotateKeyCommand.self, EncryptCommand.self,
         ])
 }
 

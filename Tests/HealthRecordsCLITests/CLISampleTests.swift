@@ -43,10 +43,12 @@ import TestSupport
         #expect(try DeviceSigningKey(pemRepresentation: String(contentsOfFile: dir.path("key.pem"), encoding: .utf8)).publicKey == pub)
     }
 
-    @Test func keysGenerateWithoutP256IsAUsageError() throws {
-        let r = try cli.run(["keys", "generate", "--private", dir.path("k.json"), "--public", dir.path("jwks.json")])
+    /// Without `--p256`, `keys generate` makes an issuer JWKS (see CLIIssueTests); a device
+    /// certificate still needs `--p256`.
+    @Test func keysGenerateCertificateWithoutP256IsAUsageError() throws {
+        let r = try cli.run(["keys", "generate", "--private", dir.path("k.json"), "--public", dir.path("jwks.json"), "--certificate", dir.path("c.pem")])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("--p256 is required"))
+        #expect(r.stderr.contains("--certificate needs --p256"))
         #expect(!FileManager.default.fileExists(atPath: dir.path("k.json")))
         #expect(try cli.run(["keys", "generate", "--p256", "--private", dir.path("a"), "--public", dir.path("b"), "--subject", "CN=x"]).status == 2)
     }

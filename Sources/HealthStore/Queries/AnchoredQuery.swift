@@ -65,14 +65,18 @@ public struct DeletedRecord: Sendable, Hashable {
 public struct AnchoredQueryResult: Sendable {
     /// Records added or changed since the anchor, in anchor order.
     public let added: [ClinicalRecord]
+    /// The anchor of each record in ``added`` (same order): the anchor of its latest change.
+    public let addedAnchors: [QueryAnchor]
     /// Records deleted since the anchor, in anchor order.
     public let deleted: [DeletedRecord]
     /// The anchor to pass next time.
     public let anchor: QueryAnchor
 
-    /// Makes a result.
-    public init(added: [ClinicalRecord], deleted: [DeletedRecord], anchor: QueryAnchor) {
+    /// Makes a result; `addedAnchors` must have one anchor per added record.
+    public init(added: [ClinicalRecord], addedAnchors: [QueryAnchor], deleted: [DeletedRecord], anchor: QueryAnchor) {
+        precondition(added.count == addedAnchors.count, "one anchor per added record")
         self.added = added
+        self.addedAnchors = addedAnchors
         self.deleted = deleted
         self.anchor = anchor
     }

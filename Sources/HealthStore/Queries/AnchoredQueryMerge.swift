@@ -6,8 +6,8 @@
 public enum AnchoredQueryMerge {
     /// Merges engine results for clinical records into an ``AnchoredQueryResult``.
     public static func merge(added: [StoredResource], deleted: [DeletedRecord], limit: Int?, current: QueryAnchor) -> AnchoredQueryResult {
-        let (a, d, anchor) = take(added, \.anchor, deleted, \.anchor, limit: limit, current: current)
-        return AnchoredQueryResult(added: a.compactMap(\.clinicalRecord), deleted: Array(d), anchor: anchor)
+        let (a, d, anchor) = take(added.filter { $0.clinicalType != nil }, \.anchor, deleted, \.anchor, limit: limit, current: current)
+        return AnchoredQueryResult(added: a.compactMap(\.clinicalRecord), addedAnchors: a.map(\.anchor), deleted: Array(d), anchor: anchor)
     }
 
     /// Merges engine results for quantity samples into an ``AnchoredSampleQueryResult``.

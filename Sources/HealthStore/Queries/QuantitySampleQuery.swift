@@ -10,6 +10,9 @@ public indirect enum SamplePredicate: Sendable, Hashable {
     case addedDate(from: Date?, to: Date?)
     /// The samples with these identities.
     case uuids(Set<UUID>)
+    /// Samples of these quantity types only, each only when saved at or before its window's
+    /// anchor: what an app's grants let it see. An empty list matches nothing.
+    case visible([TypeWindow<QuantityType>])
     /// All of these.
     case and([SamplePredicate])
 

@@ -66,6 +66,7 @@ extension SQLiteHealthStore {
             return (count, types, writer.anchor)
         }
         if !result.1.isEmpty { broadcaster.publish(StoreChange(types: [], sampleTypes: result.1, anchor: QueryAnchor(rawValue: result.2))) }
+        if result.0 > 0 { await truncateWAL() }
         return result.0
     }
 }

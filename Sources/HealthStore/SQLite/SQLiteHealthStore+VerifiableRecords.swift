@@ -62,7 +62,7 @@ extension SQLiteHealthStore {
 
     public func deleteVerifiableRecord(identifier: String) async throws -> Bool {
         guard let identity = Data(hexString: identifier) else { return false }
-        return try await write { db in
+        let deleted = try await write { db in
             var writer = try SQLiteRecordWriter(db: db, sealer: PlainSealer())
             try db.execute(sql: "DELETE FROM verifiable_record WHERE identity = ?", arguments: [identity])
             let deleted = db.changesCount > 0
@@ -70,6 +70,8 @@ extension SQLiteHealthStore {
             try writer.finish()
             return deleted
         }
+        if deleted { await truncateWAL() }
+        return deleted
     }
 }
 

@@ -10,18 +10,73 @@ public final class SQLiteHealthStore: HealthStore {
     /// The database file.
     public let path: String
     let pool: DatabasePool
+    /// Seals sensitive values: plain, AES-GCM, or ``LockedSealer`` for a locked store.
     let sealer: any RecordSealer
     let broadcaster = ChangeBroadcaster()
 
-    /// Opens (creating when missing) the store at `path`.
+    /// Opens (creating when missing) the store at `path` with a given sealer.
+    ///
+    /// An encrypted store opened this way (without its key) is locked: every operation fails
+    /// with ``HealthStoreError/storeLocked(path:)``. Use ``init(path:clock:credentials:kdf:busyTimeout:)``
+    /// to unlock one.
     ///
     /// - Parameters:
     ///   - busyTimeout: how long a write waits for another process's write before failing with
     ///     ``HealthStoreError/storeBusy(path:)``.
-    public init(path: String, clock: HealthClock = .system, sealer: any RecordSealer = PlainSealer(), busyTimeout: TimeInterval = 10) throws(HealthStoreError) {
+    public convenience init(path: String, clock: HealthClock = .system, sealer: any RecordSealer = PlainSealer(), busyTimeout: TimeInterval = 10) throws(HealthStoreError) {
+        let pool = try Self.openPool(path: path, busyTimeout: busyTimeout)
+        let envelope = try Self.envelope(pool, path: path)
+        self.init(path: path, clock: clock, pool: pool, sealer: envelope == nil ? sealer : LockedSealer(path: path))
+    }
+
+    /// Opens (creating when missing) the store at `path`, encrypted when credentials are given.
+    ///
+    /// - An encrypted store is unlocked with the credentials; without them it is locked (every
+    ///   operation fails with ``HealthStoreError/storeLocked(path:)``).
+    /// - A new (empty) store opened with credentials is encrypted from its first row: a new
+    ///   data key is made and wrapped for them (scrypt with `kdf` for a passphrase).
+    /// - A plain store that holds data, opened with credentials, fails with
+    ///   ``HealthStoreError/notEncrypted(path:)``: convert it with ``encrypt(path:credentials:kdf:clock:)``.
+    ///
+    /// - Throws: ``HealthStoreError/wrongPassphrase(path:)`` when the credentials do not unwrap the key.
+    public convenience init(
+        path: String, clock: HealthClock = .system, credentials: StoreCredentials?, kdf: KDFParameters = .standard, busyTimeout: TimeInterval = 10
+    ) throws(HealthStoreError) {
+        let pool = try Self.openPool(path: path, busyTimeout: busyTimeout)
+        let sealer: any RecordSealer
+        if let envelope = try Self.envelope(pool, path: path) {
+            if let credentials {
+                sealer = AESGCMSealer(dataKey: try envelope.unwrap(credentials, path: path))
+            } else {
+                sealer = LockedSealer(path: path)
+            }
+        } else if let credentials {
+            let (envelope, dataKey) = try KeyEnvelope.create(for: credentials, kdf: kdf, date: clock.now)
+            try Self.guarded(path) {
+                try pool.write { db in
+                    guard try SQLiteKeyStorage.isEmpty(db) else { throw HealthStoreError.notEncrypted(path: path) }
+                    try SQLiteKeyStorage.save(envelope, db)
+                }
+            }
+            sealer = AESGCMSealer(dataKey: dataKey)
+        } else {
+            sealer = PlainSealer()
+        }
+        self.init(path: path, clock: clock, pool: pool, sealer: sealer)
+    }
+
+    init(path: String, clock: HealthClock, pool: DatabasePool, sealer: any RecordSealer) {
         self.path = path
         self.clock = clock
+        self.pool = pool
         self.sealer = sealer
+    }
+
+    /// Whether the store is encrypted and was opened without its key.
+    public var isLocked: Bool { sealer is LockedSealer }
+
+    /// Opens the database and brings its schema up to date.
+    static func openPool(path: String, busyTimeout: TimeInterval) throws(HealthStoreError) -> DatabasePool {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -35,18 +90,29 @@ public final class SQLiteHealthStore: HealthStore {
             try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: config)
         } catch {
             throw .cannotOpen(path: path, reason: SQLiteHealthStore.describe(error))
         }
         let migrator = SQLiteSchema.migrator
-        do {
+        try guarded(path) {
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
                 throw HealthStoreError.unknownSchema(migration: "newer than \(SQLiteSchema.latestMigration)")
             }
             try migrator.migrate(pool)
-        } catch let e as HealthStoreError {
+        }
+        return pool
+    }
+
+    static func envelope(_ pool: DatabasePool, path: String) throws(HealthStoreError) -> KeyEnvelope? {
+        try guarded(path) { try pool.read { try SQLiteKeyStorage.load($0) } }
+    }
+
+    /// Runs database work, turning its errors into ``HealthStoreError``s.
+    static func guarded<T>(_ path: String, _ body: () throws -> T) throws(HealthStoreError) -> T {
+        do { return try body() } catch let e as HealthStoreError {
             throw e
         } catch {
             throw (SQLiteHealthStore.map(error, path: path) as? HealthStoreError) ?? .cannotOpen(path: path, reason: "\(error)")
@@ -56,10 +122,11 @@ public final class SQLiteHealthStore: HealthStore {
     // MARK: Sources
 
     public func sources() async throws -> [RecordSource] {
-        try await read { db in
-            try Row.fetchAll(db, sql: "SELECT identifier, name FROM source ORDER BY identifier").map {
-                RecordSource(identifier: $0[0], name: $0[1])
-            }
+        let sealer = self.sealer
+        return try await read { db in
+            try Row.fetchAll(db, sql: "SELECT identifier, name FROM source").map {
+                RecordSource(identifier: try SQLiteRowDecoder.text($0[0], sealer), name: try SQLiteRowDecoder.text($0[1], sealer))
+            }.sorted { $0.identifier < $1.identifier }
         }
     }
 
@@ -122,8 +189,8 @@ public final class SQLiteHealthStore: HealthStore {
         var sql = SQLiteRowDecoder.selectColumns + " WHERE r.clinical_type IS NULL AND r.resource_type = ?"
         var args: StatementArguments = [type.rawValue]
         if let source {
-            sql += " AND s.identifier = ?"
-            args += [source]
+            sql += " AND s.identity = ?"
+            args += [SQLiteSchema.sourceIdentity(source, sealer)]
         }
         sql += " ORDER BY r.id"
         let finalSQL = sql
@@ -185,6 +252,7 @@ public final class SQLiteHealthStore: HealthStore {
             return (count, types, writer.anchor)
         }
         if !result.1.isEmpty { broadcaster.publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2))) }
+        if result.0 > 0 { await truncateWAL() }
         return result.0
     }
 
@@ -193,11 +261,20 @@ public final class SQLiteHealthStore: HealthStore {
     // MARK: Plumbing
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if isLocked { throw HealthStoreError.storeLocked(path: path) }
         do { return try await pool.read(body) } catch { throw SQLiteHealthStore.map(error, path: path) }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if isLocked { throw HealthStoreError.storeLocked(path: path) }
         do { return try await pool.write(body) } catch { throw SQLiteHealthStore.map(error, path: path) }
+    }
+
+    /// Moves every WAL frame into the database and empties the WAL file, so that old page
+    /// images (deleted rows included) do not linger there. Best effort: skipped when readers
+    /// hold old snapshots.
+    func truncateWAL() async {
+        _ = try? await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
     /// Database errors become ``HealthStoreError``s; anything else (a producer's error) passes through.

@@ -59,8 +59,10 @@ struct SQLiteQueryBuilder {
                 text += " AND t.identity = ?"
                 args += [sealer.identityKey([source, type.rawValue, id])]
             case .source(let s):
-                text += " AND s.identifier = ?"
-                args += [s]
+                text += " AND s.identity = ?"
+                args += [SQLiteSchema.sourceIdentity(s, sealer)]
+            case .visible(let windows):
+                Self.visibility(windows, type: "t.clinical_type", added: "t.added_anchor", into: &text, &args)
             case .addedDate, .clinicalDate, .and:
                 // Deletions have no clinical or added date to filter on.
                 break
@@ -93,18 +95,37 @@ struct SQLiteQueryBuilder {
                 args += [sealer.identityKey([source, t.rawValue, id])]
             case .source(let s):
                 // A subquery (not the join) lets SQLite use the (source, type, date) index.
-                text += " AND r.source_id = (SELECT id FROM source WHERE identifier = ?)"
-                args += [s]
+                text += " AND r.source_id = (SELECT id FROM source WHERE identity = ?)"
+                args += [SQLiteSchema.sourceIdentity(s, sealer)]
             case .addedDate(let from, let to):
                 if let from { text += " AND r.added_date >= ?"; args += [from.timeIntervalSince1970] }
                 if let to { text += " AND r.added_date < ?"; args += [to.timeIntervalSince1970] }
             case .clinicalDate(let from, let to):
                 if let from { text += " AND r.clinical_date >= ?"; args += [from.timeIntervalSince1970] }
                 if let to { text += " AND r.clinical_date < ?"; args += [to.timeIntervalSince1970] }
+            case .visible(let windows):
+                Self.visibility(windows, type: "r.clinical_type", added: "r.added_anchor", into: &text, &args)
             case .and:
                 break  // flattened by conjuncts
             }
         }
         return SQL(text: text, arguments: args)
+    }
+
+    /// `AND (type = ? [AND added <= ?] OR …)` for type windows; `AND 0` for none.
+    static func visibility<T: RawRepresentable<String>>(
+        _ windows: [TypeWindow<T>], type: String, added: String, into text: inout String, _ args: inout StatementArguments
+    ) {
+        guard !windows.isEmpty else {
+            text += " AND 0"
+            return
+        }
+        let terms = windows.map { w -> String in
+            args += [w.type.rawValue]
+            guard let through = w.addedThrough else { return "\(type) = ?" }
+            args += [through.rawValue]
+            return "(\(type) = ? AND \(added) <= ?)"
+        }
+        text += " AND (" + terms.joined(separator: " OR ") + ")"
     }
 }

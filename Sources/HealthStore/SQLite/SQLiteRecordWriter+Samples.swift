@@ -47,9 +47,9 @@ extension SQLiteRecordWriter {
             if let type = QuantityType(rawValue: typeName) { types.insert(type) }
             try db.execute(
                 sql: """
-                    INSERT INTO quantity_sample_tombstone (anchor, identity, source_id, quantity_type, sample_uuid, deleted_date)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [nextAnchor(), row[1] as Data, row[2] as Int64, typeName, row[4] as Data, now])
+                    INSERT INTO quantity_sample_tombstone (anchor, identity, source_id, quantity_type, sample_uuid, deleted_date, added_anchor)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [nextAnchor(), row[1] as Data, row[2] as Int64, typeName, row[4] as Data, now, row[5] as Int64])
             try db.execute(sql: "DELETE FROM quantity_sample WHERE id = ?", arguments: [row[0] as Int64])
         }
         return (rows.count, types)

@@ -35,14 +35,17 @@ struct SQLiteRecordWriter {
     }
 
     func sourceID(for source: RecordSource) throws -> Int64 {
-        if let row = try Row.fetchOne(db, sql: "SELECT id, name FROM source WHERE identifier = ?", arguments: [source.identifier]) {
+        let identity = SQLiteSchema.sourceIdentity(source.identifier, sealer)
+        if let row = try Row.fetchOne(db, sql: "SELECT id, name FROM source WHERE identity = ?", arguments: [identity]) {
             let id: Int64 = row[0]
-            if (row[1] as String) != source.name {
-                try db.execute(sql: "UPDATE source SET name = ? WHERE id = ?", arguments: [source.name, id])
+            if String(decoding: try sealer.open(row[1]), as: UTF8.self) != source.name {
+                try db.execute(sql: "UPDATE source SET name = ? WHERE id = ?", arguments: [try sealer.seal(Data(source.name.utf8)), id])
             }
             return id
         }
-        try db.execute(sql: "INSERT INTO source (identifier, name) VALUES (?, ?)", arguments: [source.identifier, source.name])
+        try db.execute(
+            sql: "INSERT INTO source (identity, identifier, name) VALUES (?, ?, ?)",
+            arguments: [identity, try sealer.seal(Data(source.identifier.utf8)), try sealer.seal(Data(source.name.utf8))])
         return db.lastInsertedRowID
     }
 
@@ -76,14 +79,14 @@ struct SQLiteRecordWriter {
         try db.cachedStatement(
             sql: """
                 INSERT INTO resource (identity, source_id, resource_type, clinical_type, resource_id, display_name, fhir_version,
-                source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, added_anchor)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             identity, sourceID, r.resourceType.rawValue, item.clinicalType?.rawValue, try sealer.seal(Data(r.identifier.utf8)),
             try sealer.seal(Data(item.displayName.utf8)), r.fhirVersion.stringRepresentation,
             try r.sourceURL.map { try sealer.seal(Data($0.absoluteString.utf8)) }, item.clinicalDate?.date.timeIntervalSince1970,
-            item.clinicalDate?.text, now, a, digest, try sealer.seal(r.data),
+            item.clinicalDate?.text, now, a, digest, try sealer.seal(r.data), a,
         ])
         // A record that comes back after a deletion is simply added again.
         try db.cachedStatement(sql: "DELETE FROM tombstone WHERE identity = ?").execute(arguments: [identity])
@@ -91,8 +94,10 @@ struct SQLiteRecordWriter {
     }
 
     mutating func delete(source: String, resourceType: FHIRResourceType?, identifier: String?, now: Double) throws -> (Int, Set<ClinicalType>) {
-        guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE identifier = ?", arguments: [source]) else { return (0, []) }
-        var sql = "SELECT id, identity, resource_type, clinical_type, resource_id FROM resource WHERE source_id = ?"
+        guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE identity = ?", arguments: [SQLiteSchema.sourceIdentity(source, sealer)]) else {
+            return (0, [])
+        }
+        var sql = "SELECT id, identity, resource_type, clinical_type, resource_id, added_anchor FROM resource WHERE source_id = ?"
         var args: StatementArguments = [sourceID]
         if let resourceType, let identifier {
             sql += " AND identity = ?"
@@ -108,9 +113,9 @@ struct SQLiteRecordWriter {
                 types.insert(type)
                 try db.execute(
                     sql: """
-                        INSERT INTO tombstone (anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [nextAnchor(), row[1] as Data, sourceID, row[2] as String, type.rawValue, row[4] as Data, now])
+                        INSERT INTO tombstone (anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [nextAnchor(), row[1] as Data, sourceID, row[2] as String, type.rawValue, row[4] as Data, now, row[5] as Int64])
             }
             try db.execute(sql: "DELETE FROM resource_version WHERE resource_row = ?", arguments: [row[0] as Int64])
             try db.execute(sql: "DELETE FROM resource WHERE id = ?", arguments: [row[0] as Int64])

@@ -21,7 +21,7 @@ enum SQLiteRowDecoder {
         let resource = FHIRResource(storedData: try sealer.open(row[12]), resourceType: type, identifier: id, fhirVersion: version, sourceURL: url)
         return StoredResource(
             resource: resource,
-            source: RecordSource(identifier: row[1], name: row[2]),
+            source: RecordSource(identifier: try text(row[1], sealer), name: try text(row[2], sealer)),
             clinicalType: (row[4] as String?).flatMap(ClinicalType.init(rawValue:)),
             displayName: try text(row[6], sealer),
             addedDate: Date(timeIntervalSince1970: row[10]),
@@ -33,13 +33,13 @@ enum SQLiteRowDecoder {
         let typeName: String = row[4]
         guard let type = ClinicalType(rawValue: typeName) else { throw HealthStoreError.corruptRecord("tombstone with type \(typeName)") }
         return DeletedRecord(
-            identity: RecordIdentity(source: row[1], resourceType: FHIRResourceType(row[3] as String), identifier: try text(row[5], sealer)),
+            identity: RecordIdentity(source: try text(row[1], sealer), resourceType: FHIRResourceType(row[3] as String), identifier: try text(row[5], sealer)),
             clinicalType: type,
             deletedDate: Date(timeIntervalSince1970: row[6]),
             anchor: QueryAnchor(rawValue: row[0]))
     }
 
-    private static func text(_ sealed: Data, _ sealer: any RecordSealer) throws -> String {
+    static func text(_ sealed: Data, _ sealer: any RecordSealer) throws -> String {
         String(decoding: try sealer.open(sealed), as: UTF8.self)
     }
 }

@@ -65,7 +65,7 @@ enum SQLiteSampleCoding {
         let sample = QuantitySample(
             unchecked: uuid, type: type, value: try text(row[5], sealer), unit: try text(row[6], sealer),
             startDate: Date(timeIntervalSince1970: row[7]), endDate: Date(timeIntervalSince1970: row[8]),
-            source: RecordSource(identifier: row[1], name: row[2]), device: device, metadata: metadata)
+            source: RecordSource(identifier: try text(row[1], sealer), name: try text(row[2], sealer)), device: device, metadata: metadata)
         return StoredQuantitySample(
             sample: sample, addedDate: Date(timeIntervalSince1970: row[12]), anchor: QueryAnchor(rawValue: row[13]),
             signatureStatus: SampleSignatureStatus(storedText: try text(row[11], sealer)))
@@ -79,7 +79,7 @@ enum SQLiteSampleCoding {
             throw HealthStoreError.corruptRecord("sample tombstone \(uuidText) of type \(typeName)")
         }
         return DeletedSample(
-            uuid: uuid, type: type, source: row[1], deletedDate: Date(timeIntervalSince1970: row[4]),
+            uuid: uuid, type: type, source: try text(row[1], sealer), deletedDate: Date(timeIntervalSince1970: row[4]),
             anchor: QueryAnchor(rawValue: row[0]))
     }
 

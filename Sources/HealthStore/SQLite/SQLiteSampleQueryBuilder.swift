@@ -24,7 +24,7 @@ struct SQLiteSampleQueryBuilder {
     /// The rows a deletion removes: id, identity, source id, type, sealed UUID.
     func forDeletion(type: QuantityType?, predicate: SamplePredicate?) -> SQL {
         var sql = filtered(
-            "SELECT q.id, q.identity, q.source_id, q.quantity_type, q.sample_uuid FROM quantity_sample q", type: type, predicate: predicate)
+            "SELECT q.id, q.identity, q.source_id, q.quantity_type, q.sample_uuid, q.anchor FROM quantity_sample q", type: type, predicate: predicate)
         sql.text += " ORDER BY q.id"
         return sql
     }
@@ -53,11 +53,13 @@ struct SQLiteSampleQueryBuilder {
         for p in q.predicate?.conjuncts ?? [] {
             switch p {
             case .source(let s):
-                text += " AND s.identifier = ?"
-                args += [s]
+                text += " AND s.identity = ?"
+                args += [SQLiteSchema.sourceIdentity(s, sealer)]
             case .uuids(let uuids):
                 text += " AND t.identity IN (\(placeholders(uuids.count)))"
                 for uuid in uuids { args += [SQLiteSampleCoding.identity(uuid, sealer)] }
+            case .visible(let windows):
+                SQLiteQueryBuilder.visibility(windows, type: "t.quantity_type", added: "t.added_anchor", into: &text, &args)
             case .startDate, .addedDate, .and:
                 // Deletions have no dates to filter on; `and` is flattened by conjuncts.
                 break
@@ -81,8 +83,8 @@ struct SQLiteSampleQueryBuilder {
         for p in predicate?.conjuncts ?? [] {
             switch p {
             case .source(let s):
-                text += " AND q.source_id = (SELECT id FROM source WHERE identifier = ?)"
-                args += [s]
+                text += " AND q.source_id = (SELECT id FROM source WHERE identity = ?)"
+                args += [SQLiteSchema.sourceIdentity(s, sealer)]
             case .startDate(let from, let to):
                 if let from { text += " AND q.start_date >= ?"; args += [from.timeIntervalSince1970] }
                 if let to { text += " AND q.start_date < ?"; args += [to.timeIntervalSince1970] }
@@ -92,6 +94,9 @@ struct SQLiteSampleQueryBuilder {
             case .uuids(let uuids):
                 text += " AND q.identity IN (\(placeholders(uuids.count)))"
                 for uuid in uuids { args += [SQLiteSampleCoding.identity(uuid, sealer)] }
+            case .visible(let windows):
+                // A sample's anchor is the anchor it was saved at: samples are never updated.
+                SQLiteQueryBuilder.visibility(windows, type: "q.quantity_type", added: "q.anchor", into: &text, &args)
             case .and:
                 break  // flattened by conjuncts
             }

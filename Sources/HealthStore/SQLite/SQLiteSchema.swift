@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The SQLite schema, as named, append-only migrations.
@@ -9,9 +10,15 @@ import GRDB
 /// - `v1-records`: sources, the anchor counter, resources, their versions, tombstones.
 /// - `v2-samples`: quantity samples and their tombstones (same anchor counter).
 /// - `v3-verifiable-records`: SMART Health Cards; types and dates in clear, the rest sealed.
+/// - `v4-sealed-sources`: sources looked up by identity key, identifier and name sealed; the
+///   anchor at which each record (and each deleted record or sample) was first added.
+/// - `v5-consent`: apps, read grants, the audit log, one-time card shares.
+/// - `v6-store-key`: the wrapped data key of an encrypted store.
+///
+/// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v3-verifiable-records"
+    static let latestMigration = "v6-store-key"
 
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
@@ -125,6 +132,89 @@ enum SQLiteSchema {
                 CREATE INDEX verifiable_record_by_relevant_date ON verifiable_record(relevant_date, id);
                 """)
         }
+        m.registerMigration("v4-sealed-sources") { db in
+            // Stores before v4 are never encrypted, so their identity keys are the plain ones.
+            let rows = try Row.fetchAll(db, sql: "SELECT id, identifier, name FROM source")
+            try db.execute(sql: """
+                CREATE TABLE source_v4 (
+                    id INTEGER PRIMARY KEY,
+                    identity BLOB NOT NULL UNIQUE,
+                    identifier BLOB NOT NULL,
+                    name BLOB NOT NULL
+                )
+                """)
+            for row in rows {
+                let identifier: String = row[1]
+                let name: String = row[2]
+                try db.execute(
+                    sql: "INSERT INTO source_v4 (id, identity, identifier, name) VALUES (?, ?, ?, ?)",
+                    arguments: [row[0] as Int64, SQLiteSchema.sourceIdentity(identifier, PlainSealer()), Data(identifier.utf8), Data(name.utf8)])
+            }
+            try db.execute(sql: """
+                DROP TABLE source;
+                ALTER TABLE source_v4 RENAME TO source;
+                ALTER TABLE resource ADD COLUMN added_anchor INTEGER NOT NULL DEFAULT 0;
+                UPDATE resource SET added_anchor = anchor;
+                ALTER TABLE tombstone ADD COLUMN added_anchor INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE quantity_sample_tombstone ADD COLUMN added_anchor INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
+        m.registerMigration("v5-consent") { db in
+            try db.execute(sql: """
+                CREATE TABLE app (
+                    id TEXT PRIMARY KEY,
+                    secret_digest BLOB NOT NULL,
+                    registered_date REAL NOT NULL,
+                    details BLOB NOT NULL
+                );
+                CREATE TABLE read_grant (
+                    app_id TEXT NOT NULL REFERENCES app(id) ON DELETE CASCADE,
+                    data_type TEXT NOT NULL,
+                    decision TEXT NOT NULL,
+                    new_data TEXT NOT NULL,
+                    approved_through INTEGER NOT NULL,
+                    changed_anchor INTEGER NOT NULL,
+                    decided_date REAL NOT NULL,
+                    PRIMARY KEY (app_id, data_type)
+                );
+                CREATE TABLE audit_entry (
+                    id INTEGER PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    date REAL NOT NULL,
+                    operation TEXT NOT NULL,
+                    data_types TEXT NOT NULL,
+                    record_count INTEGER NOT NULL
+                );
+                CREATE INDEX audit_entry_by_app ON audit_entry(app_id, id);
+                CREATE TABLE card_share (
+                    token_digest BLOB PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    created_date REAL NOT NULL,
+                    cards BLOB NOT NULL
+                );
+                """)
+        }
+        m.registerMigration("v6-store-key") { db in
+            try db.execute(sql: """
+                CREATE TABLE store_key (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    key_id TEXT NOT NULL,
+                    method TEXT NOT NULL,
+                    kdf_log_n INTEGER,
+                    kdf_r INTEGER,
+                    kdf_p INTEGER,
+                    salt BLOB NOT NULL,
+                    wrapped_key BLOB NOT NULL,
+                    key_check BLOB NOT NULL,
+                    changed_date REAL NOT NULL
+                );
+                """)
+        }
         return m
+    }
+
+    /// The identity key of a source identifier.
+    static func sourceIdentity(_ identifier: String, _ sealer: any RecordSealer) -> Data {
+        sealer.identityKey(["source", identifier])
     }
 }

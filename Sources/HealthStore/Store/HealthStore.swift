@@ -13,7 +13,10 @@ import SmartHealthCards
 /// Values that identify a person or a condition pass through the engine's ``RecordSealer``:
 /// for samples that is the value, unit, device and metadata (signature included); only the
 /// quantity type, dates and identity keys are stored in the clear.
-public protocol HealthStore: Sendable {
+///
+/// Apps read through ``AppView``, which applies the person's grants on every path; the
+/// engine provides only the storage primitives of ``ConsentStorage``.
+public protocol HealthStore: ConsentStorage, Sendable {
     /// The clock that dates additions and deletions.
     var clock: HealthClock { get }
 

@@ -16,6 +16,18 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case corruptRecord(String)
     /// A sample with this identity is stored already with other values; samples are immutable.
     case sampleConflict(UUID)
+    /// The store is encrypted and no key was given (HealthKit's `errorDatabaseInaccessible`):
+    /// unlock it with its passphrase or key file.
+    case storeLocked(path: String)
+    /// The passphrase or key file does not unwrap the store's data key.
+    case wrongPassphrase(path: String)
+    /// A passphrase or key file was given for a store that holds plain data; convert it first
+    /// (`healthrecords encrypt`).
+    case notEncrypted(path: String)
+    /// The store is encrypted already.
+    case alreadyEncrypted(path: String)
+    /// A sealed value failed authentication: damaged, or sealed under another key.
+    case unreadableSealedValue
 
     public var description: String {
         switch self {
@@ -26,6 +38,11 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidArgument(let m): return "invalid argument: \(m)"
         case .corruptRecord(let m): return "damaged record: \(m)"
         case .sampleConflict(let uuid): return "sample \(uuid.uuidString) is stored already with other values (samples cannot be changed; delete it first)"
+        case .storeLocked(let path): return "store locked: \(path) is encrypted; unlock it (healthrecords unlock, HEALTHRECORDS_PASSPHRASE or --key-file)"
+        case .wrongPassphrase(let path): return "wrong passphrase or key file for \(path)"
+        case .notEncrypted(let path): return "\(path) is not encrypted; convert it with healthrecords encrypt"
+        case .alreadyEncrypted(let path): return "\(path) is encrypted already"
+        case .unreadableSealedValue: return "a sealed value fails authentication (damaged, or sealed under another key)"
         }
     }
 }

@@ -51,3 +51,22 @@ struct KeyValueArgument: ExpressibleByArgument, Sendable {
         value = String(argument[argument.index(after: equals)...])
     }
 }
+
+/// A comma-separated list of grantable types (`condition,lab-result,blood-glucose`).
+struct TypeListArgument: ExpressibleByArgument, Sendable {
+    let types: Set<HealthDataType>
+
+    init?(argument: String) {
+        var types = Set<HealthDataType>()
+        for name in argument.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let t = HealthDataType(name: name.trimmingCharacters(in: .whitespaces)) else { return nil }
+            types.insert(t)
+        }
+        guard !types.isEmpty else { return nil }
+        self.types = types
+    }
+
+    static var defaultCompletionKind: CompletionKind { .list(HealthDataType.allCases.map(\.name)) }
+}
+
+extension NewDataPolicy: ExpressibleByArgument {}

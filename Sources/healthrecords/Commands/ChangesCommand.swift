@@ -22,6 +22,9 @@ struct ChangesCommand: AsyncParsableCommand {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
+    @Option(help: "Query through this app's grants (the app's own anchors).")
+    var asApp: String?
+
     func validate() throws {
         if let anchor, anchor < 0 { throw ValidationError("--anchor must not be negative") }
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
@@ -29,7 +32,14 @@ struct ChangesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open()
-        let result = try await store.changes(AnchoredQuery(type: type, anchor: anchor.map(QueryAnchor.init(rawValue:)), limit: limit))
+        let query = AnchoredQuery(type: type, anchor: anchor.map(QueryAnchor.init(rawValue:)), limit: limit)
+        let result: AnchoredQueryResult
+        if let asApp {
+            let view = try await consentWork { try await ConsentManager(store: store).view(appID: asApp) }
+            result = try await view.changes(query)
+        } else {
+            result = try await store.changes(query)
+        }
         if json {
             let deleted: [JSONValue] = result.deleted.map { d in
                 .object(JSONObject([

@@ -37,6 +37,9 @@ struct RecordsCommand: AsyncParsableCommand {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
+    @Option(help: "Query through this app's grants (what the app would see).")
+    var asApp: String?
+
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         if let resourceType, !FHIRResourceType(resourceType).isWellFormed { throw ValidationError("--resource-type is not a FHIR type name") }
@@ -51,7 +54,13 @@ struct RecordsCommand: AsyncParsableCommand {
         let query = SampleQuery(
             type: type, predicate: predicates.isEmpty ? nil : .and(predicates), limit: limit,
             sort: RecordSort(sort, ascending: !descending))
-        let records = try await store.records(query)
+        let records: [ClinicalRecord]
+        if let asApp {
+            let view = try await consentWork { try await ConsentManager(store: store).view(appID: asApp) }
+            records = try await view.records(query)
+        } else {
+            records = try await store.records(query)
+        }
         if json {
             JSONOutput.print(.array(records.map(JSONOutput.record)))
             return

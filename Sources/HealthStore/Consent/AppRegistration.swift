@@ -1,0 +1,105 @@
+import Crypto
+import Foundation
+
+/// An app registered to read the person's data, like an app with the HealthKit entitlement:
+/// a name, a purpose shown on the consent sheet, a privacy-policy URL, the types it asks for
+/// and the types it cannot work without.
+public struct AppRegistration: Sendable, Hashable {
+    /// The app's identifier (its OAuth2 client id).
+    public let id: String
+    /// The name shown to the person.
+    public let name: String
+    /// Why it wants the data (HealthKit's usage description).
+    public let purpose: String
+    /// Its privacy policy.
+    public let privacyPolicyURL: URL
+    /// The types it may ask to read.
+    public let requestedTypes: Set<HealthDataType>
+    /// The types it cannot work without (none, or at least three: fewer would tell the app
+    /// too much about what was denied).
+    public let requiredTypes: Set<HealthDataType>
+    /// When it was registered.
+    public let registeredDate: Date
+
+    /// The fewest required types a registration may name.
+    public static let minimumRequiredTypes = 3
+
+    /// Makes a registration, checking it.
+    ///
+    /// - Throws: ``ConsentError/invalidRegistration(_:)`` for an empty name or purpose, a
+    ///   privacy URL that is not http(s), no requested types, required types that are not
+    ///   requested, or one or two required types.
+    public init(
+        id: String, name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>,
+        requiredTypes: Set<HealthDataType> = [], registeredDate: Date
+    ) throws(ConsentError) {
+        guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidRegistration("the app name is empty") }
+        guard !purpose.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidRegistration("the purpose string is empty") }
+        guard let scheme = privacyPolicyURL.scheme?.lowercased(), ["https", "http"].contains(scheme), privacyPolicyURL.host != nil else {
+            throw .invalidRegistration("the privacy policy URL must be an http(s) URL")
+        }
+        guard !requestedTypes.isEmpty else { throw .invalidRegistration("the app requests no types") }
+        let extra = requiredTypes.subtracting(requestedTypes)
+        guard extra.isEmpty else {
+            throw .invalidRegistration("required types must be requested too: \(extra.sorted().map(\.name).joined(separator: ", "))")
+        }
+        guard requiredTypes.isEmpty || requiredTypes.count >= Self.minimumRequiredTypes else {
+            throw .invalidRegistration("an app must require no types or at least \(Self.minimumRequiredTypes); it names \(requiredTypes.count)")
+        }
+        self.id = id
+        self.name = name
+        self.purpose = purpose
+        self.privacyPolicyURL = privacyPolicyURL
+        self.requestedTypes = requestedTypes
+        self.requiredTypes = requiredTypes
+        self.registeredDate = registeredDate
+    }
+}
+
+/// An app's registration as the store keeps it: the registration and a digest of its secret.
+public struct StoredApp: Sendable, Hashable {
+    /// The registration.
+    public let registration: AppRegistration
+    /// SHA-256 of the app's secret; the secret itself is never stored.
+    public let secretDigest: Data
+
+    /// Makes a stored app.
+    public init(registration: AppRegistration, secretDigest: Data) {
+        self.registration = registration
+        self.secretDigest = secretDigest
+    }
+
+    /// Whether a secret is this app's (a constant-time comparison of digests): what an OAuth2
+    /// client-credentials check calls.
+    public func verify(secret: String) -> Bool {
+        let digest = AppSecret.digest(secret)
+        guard digest.count == secretDigest.count else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(digest, secretDigest) { difference |= a ^ b }
+        return difference == 0
+    }
+}
+
+/// What registering an app returns: its id and, once only, its secret.
+public struct AppCredentials: Sendable, Hashable {
+    /// The app id.
+    public let appID: String
+    /// The secret (256 random bits, base64url); shown once, stored only as a digest.
+    public let secret: String
+}
+
+enum AppSecret {
+    static func make() -> String {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URL
+    }
+
+    static func digest(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
+}
+
+extension Data {
+    /// Base64url without padding.
+    var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,74 @@
+import ClinicalRecords
+import Foundation
+
+extension AppView {
+    /// Change notices for clinical types the app may see, like the store's observer: a notice
+    /// comes only when a change is visible to the app, and carries the app's anchor. For a
+    /// denied type no notice ever comes, as in an empty store. Observing is not a read and
+    /// leaves no audit entry; the queries the app makes after a notice do.
+    public func observe(types: Set<ClinicalType>? = nil, after anchor: QueryAnchor? = nil, pollInterval: Duration = .seconds(1)) -> AsyncStream<StoreChange> {
+        watch(after: anchor, pollInterval: pollInterval) { view, last in
+            let windows = try await view.visibility().recordWindows.filter { types?.contains($0.type) ?? true }
+            var changed = Set<ClinicalType>()
+            for w in windows {
+                let r = try await view.recordChanges(AnchoredQuery(type: w.type, anchor: last, limit: 1))
+                if !r.added.isEmpty || !r.deleted.isEmpty { changed.insert(w.type) }
+            }
+            return changed.isEmpty ? nil : StoreChange(types: changed, anchor: .initial)
+        }
+    }
+
+    /// Change notices for quantity types the app may see; see ``observe(types:after:pollInterval:)``.
+    public func observeSamples(types: Set<QuantityType>? = nil, after anchor: QueryAnchor? = nil, pollInterval: Duration = .seconds(1)) -> AsyncStream<StoreChange> {
+        watch(after: anchor, pollInterval: pollInterval) { view, last in
+            let windows = try await view.visibility().sampleWindows.filter { types?.contains($0.type) ?? true }
+            var changed = Set<QuantityType>()
+            for w in windows {
+                let r = try await view.sampleChangesUnaudited(AnchoredSampleQuery(type: w.type, anchor: last, limit: 1))
+                if !r.added.isEmpty || !r.deleted.isEmpty { changed.insert(w.type) }
+            }
+            return changed.isEmpty ? nil : StoreChange(types: [], sampleTypes: changed, anchor: .initial)
+        }
+    }
+
+    /// Checks for visible changes after the last anchor whenever this process changes the
+    /// store and every `pollInterval`; `check` names the changed types (its anchor is replaced
+    /// by the app's anchor, read before the check so no change falls between two checks).
+    private func watch(
+        after anchor: QueryAnchor?, pollInterval: Duration,
+        check: @escaping @Sendable (AppView, QueryAnchor) async throws -> StoreChange?
+    ) -> AsyncStream<StoreChange> {
+        let local = store.localChanges()
+        let view = self
+        return AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
+            let task = Task {
+                var last: QueryAnchor
+                if let anchor { last = anchor } else { last = (try? await view.currentAnchor()) ?? .initial }
+                await withTaskGroup(of: Void.self) { group in
+                    let (merged, sink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                    group.addTask {
+                        for await _ in local { sink.yield() }
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: pollInterval)
+                            sink.yield()
+                        }
+                    }
+                    sink.yield()
+                    for await _ in merged {
+                        if Task.isCancelled { break }
+                        guard let now = try? await view.currentAnchor(), now > last else { continue }
+                        if let change = try? await check(view, last) {
+                            continuation.yield(StoreChange(types: change.types, sampleTypes: change.sampleTypes, anchor: now))
+                        }
+                        last = now
+                    }
+                    group.cancelAll()
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+
+/// The store as one app sees it: every query path applies the app's grants, and every read is
+/// written to the audit log.
+///
+/// Denial looks exactly like no data: a denied or undecided type returns what an empty store
+/// would — empty lists, zero counts, `nil` lookups, the empty store's anchors and the same
+/// errors — and is never queried at all, so timings do not depend on how many denied records
+/// exist. Under "ask before sharing new data", records first added after the approval
+/// watermark are invisible in the same way.
+///
+/// Context resources (Patient, Encounter, Organization…) are visible from the sources the app
+/// can see at least one record of: they carry no clinical type to grant, and an app with
+/// nothing visible from a source must not learn that the source exists.
+///
+/// Anchors are the app's own: the latest change the app may see (``QueryAnchor/initial`` when
+/// it sees nothing, as in an empty store). When a grant changes (allowed, approved) some
+/// records become visible without changing; an anchored query from an anchor older than the
+/// change returns that type's visible records again, so none are missed.
+public struct AppView: Sendable {
+    /// The app.
+    public let app: AppRegistration
+    /// The store underneath.
+    let store: any HealthStore
+
+    init(app: AppRegistration, store: any HealthStore) {
+        self.app = app
+        self.store = store
+    }
+
+    // MARK: Authorization
+
+    /// Whether the app should show the authorization sheet for these types.
+    public func requestStatus(for types: Set<HealthDataType>) async throws -> AuthorizationRequestStatus {
+        let grants = try await grantsByType()
+        for t in types.sorted() {
+            guard let g = grants[t] else { return .shouldRequest }
+            if g.decision == .allowed, g.newData == .ask, try await store.hasData(ofType: t, addedAfter: g.approvedThrough) {
+                return .shouldRequest
+            }
+        }
+        return .unnecessary
+    }
+
+    /// What the app's authorization request answers once the person decided.
+    ///
+    /// - Throws: ``ConsentError/requiredAuthorizationDenied`` when any required type is denied
+    ///   (without saying which).
+    public func checkRequiredAuthorization() async throws {
+        let grants = try await grantsByType()
+        if app.requiredTypes.contains(where: { grants[$0]?.decision == .denied }) {
+            throw ConsentError.requiredAuthorizationDenied
+        }
+    }
+
+    // MARK: Clinical records
+
+    /// Records matching a query, among those the app may see.
+    public func records(_ query: SampleQuery) async throws -> [ClinicalRecord] {
+        if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
+        let windows = try await visibility().records(query.type)
+        var result: [ClinicalRecord] = []
+        if !windows.isEmpty {
+            var q = query
+            q.predicate = Self.and(query.predicate, .visible(windows))
+            result = try await store.records(q)
+        }
+        try await audit("records", clinical: query.type, count: result.count)
+        return result
+    }
+
+    /// How many records the app may see match a query (ignoring its limit).
+    public func count(_ query: SampleQuery) async throws -> Int {
+        let windows = try await visibility().records(query.type)
+        var n = 0
+        if !windows.isEmpty {
+            var q = query
+            q.predicate = Self.and(query.predicate, .visible(windows))
+            n = try await store.count(q)
+        }
+        try await audit("count", clinical: query.type, count: n)
+        return n
+    }
+
+    /// A record or context resource by identity; `nil` when the app may not see it.
+    public func resource(_ identity: RecordIdentity) async throws -> StoredResource? {
+        let v = try await visibility()
+        var found: StoredResource?
+        if !v.recordWindows.isEmpty, let stored = try await store.resource(identity) {
+            if let type = stored.clinicalType {
+                let windows = v.records(type)
+                let predicate = RecordPredicate.and([
+                    .identity(source: identity.source, resourceType: identity.resourceType, identifier: identity.identifier), .visible(windows),
+                ])
+                if !windows.isEmpty, try await store.count(SampleQuery(type: type, predicate: predicate)) == 1 { found = stored }
+            } else if try await seesRecords(fromSource: identity.source, v) {
+                found = stored
+            }
+        }
+        try await audit("resource", types: found?.clinicalType.map { [.clinical($0)] } ?? [], count: found == nil ? 0 : 1)
+        return found
+    }
+
+    /// Context resources of a FHIR type from the sources the app sees records of.
+    public func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource] {
+        let v = try await visibility()
+        var result: [StoredResource] = []
+        if !v.recordWindows.isEmpty {
+            var candidates: [String]
+            if let source { candidates = [source] } else { candidates = try await store.sources().map(\.identifier) }
+            for s in candidates where try await seesRecords(fromSource: s, v) {
+                result += try await store.contextResources(ofType: type, source: s)
+            }
+        }
+        try await audit("context", types: [], count: result.count)
+        return result
+    }
+
+    /// The sources the app sees at least one record or sample from.
+    public func sources() async throws -> [RecordSource] {
+        let v = try await visibility()
+        var result: [RecordSource] = []
+        if !v.recordWindows.isEmpty || !v.sampleWindows.isEmpty {
+            for s in try await store.sources() {
+                if try await seesRecords(fromSource: s.identifier, v) {
+                    result.append(s)
+                } else if !v.sampleWindows.isEmpty,
+                    !(try await store.samples(QuantitySampleQuery(type: nil, predicate: .and([.source(s.identifier), .visible(v.sampleWindows)]), limit: 1))).isEmpty
+                {
+                    result.append(s)
+                }
+            }
+        }
+        try await audit("sources", types: [], count: result.count)
+        return result
+    }
+
+    /// What changed since an anchor, among the records the app may see.
+    public func changes(_ query: AnchoredQuery) async throws -> AnchoredQueryResult {
+        let result = try await recordChanges(query)
+        try await audit("changes", clinical: query.type, count: result.added.count + result.deleted.count)
+        return result
+    }
+
+    /// The app's current anchor: its latest visible change.
+    public func currentAnchor() async throws -> QueryAnchor {
+        try await appAnchor(try await visibility())
+    }
+
+    // MARK: Quantity samples
+
+    /// Samples matching a query, among those the app may see.
+    public func samples(_ query: QuantitySampleQuery) async throws -> [StoredQuantitySample] {
+        if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
+        let windows = try await visibility().samples(query.type)
+        var result: [StoredQuantitySample] = []
+        if !windows.isEmpty {
+            var q = query
+            q.predicate = query.predicate.map { .and([$0, .visible(windows)]) } ?? .visible(windows)
+            result = try await store.samples(q)
+        }
+        try await audit("samples", quantity: query.type, count: result.count)
+        return result
+    }
+
+    /// Samples saved or deleted since an anchor, among those the app may see.
+    public func sampleChanges(_ query: AnchoredSampleQuery) async throws -> AnchoredSampleQueryResult {
+        let result = try await sampleChangesUnaudited(query)
+        try await audit("sample-changes", quantity: query.type, count: result.added.count + result.deleted.count)
+        return result
+    }
+
+    // MARK: Verifiable records
+
+    /// The cards the person picked for this app, once: a second call with the same token fails.
+    ///
+    /// - Throws: ``ConsentError/invalidShareToken`` for an unknown, used or another app's token.
+    public func takeSharedCards(token: String) async throws -> [StoredVerifiableRecord] {
+        guard let share = try await store.takeCardShare(tokenDigest: AppSecret.digest(token)), share.appID == app.id else {
+            throw ConsentError.invalidShareToken
+        }
+        var cards: [StoredVerifiableRecord] = []
+        if !share.cardIdentifiers.isEmpty {
+            let picked = Set(share.cardIdentifiers)
+            cards = try await store.verifiableRecords(VerifiableRecordQuery()).filter { picked.contains($0.identifier) }
+        }
+        try await audit("cards", types: [], count: cards.count)
+        return cards
+    }
+
+    // MARK: Internals
+
+    /// The app's grants that allow reading, as windows.
+    struct Visibility: Sendable {
+        var grants: [HealthDataType: ReadGrant]
+
+        var recordWindows: [TypeWindow<ClinicalType>] {
+            grants.values.filter { $0.decision == .allowed }.compactMap { g in g.type.clinicalType.map { TypeWindow($0, addedThrough: g.addedThrough) } }
+                .sorted { $0.type < $1.type }
+        }
+
+        var sampleWindows: [TypeWindow<QuantityType>] {
+            grants.values.filter { $0.decision == .allowed }.compactMap { g in g.type.quantityType.map { TypeWindow($0, addedThrough: g.addedThrough) } }
+                .sorted { $0.type < $1.type }
+        }
+
+        func records(_ type: ClinicalType?) -> [TypeWindow<ClinicalType>] { recordWindows.filter { type == nil || $0.type == type } }
+        func samples(_ type: QuantityType?) -> [TypeWindow<QuantityType>] { sampleWindows.filter { type == nil || $0.type == type } }
+
+        func changedAnchor(_ type: HealthDataType) -> QueryAnchor { grants[type]?.changedAnchor ?? .initial }
+    }
+
+    func grantsByType() async throws -> [HealthDataType: ReadGrant] {
+        Dictionary(try await store.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    func visibility() async throws -> Visibility { Visibility(grants: try await grantsByType()) }
+
+    /// The latest change the app may see, counting a grant change as a change of the types
+    /// that have visible data.
+    func appAnchor(_ v: Visibility) async throws -> QueryAnchor {
+        var latest = QueryAnchor.initial
+        for w in v.recordWindows {
+            let a = try await store.latestAnchor(records: [w], samples: [])
+            if a > .initial { latest = max(latest, a, v.changedAnchor(.clinical(w.type))) }
+        }
+        for w in v.sampleWindows {
+            let a = try await store.latestAnchor(records: [], samples: [w])
+            if a > .initial { latest = max(latest, a, v.changedAnchor(.quantity(w.type))) }
+        }
+        return latest
+    }
+
+    func seesRecords(fromSource source: String, _ v: Visibility) async throws -> Bool {
+        guard !v.recordWindows.isEmpty else { return false }
+        return try await store.count(SampleQuery(type: nil, predicate: .and([.source(source), .visible(v.recordWindows)]))) > 0
+    }
+
+    static func and(_ a: RecordPredicate?, _ b: RecordPredicate) -> RecordPredicate { a.map { .and([$0, b]) } ?? b }
+
+    func audit(_ operation: String, clinical type: ClinicalType?, count: Int) async throws {
+        let types = type.map { [HealthDataType.clinical($0)] } ?? app.requestedTypes.filter { $0.clinicalType != nil }.sorted()
+        try await audit(operation, types: types, count: count)
+    }
+
+    func audit(_ operation: String, quantity type: QuantityType?, count: Int) async throws {
+        let types = type.map { [HealthDataType.quantity($0)] } ?? app.requestedTypes.filter { $0.quantityType != nil }.sorted()
+        try await audit(operation, types: types, count: count)
+    }
+
+    func audit(_ operation: String, types: [HealthDataType], count: Int) async throws {
+        try await store.appendAudit(AuditEntry(appID: app.id, date: store.clock.now, operation: operation, types: types, count: count))
+    }
+}

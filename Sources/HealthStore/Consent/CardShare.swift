@@ -1,0 +1,45 @@
+import Foundation
+
+/// An app's request for verifiable records (HealthKit's `HKVerifiableClinicalRecordQuery`):
+/// record types every offered card must have, and an optional interval for the relevant date.
+/// There is no lasting grant: each request is answered once, by the person's pick.
+public struct VerifiableRecordRequest: Sendable, Hashable {
+    /// The asking app.
+    public let appID: String
+    /// Record types a card must all have (`https://smarthealth.cards#immunization`…).
+    public let recordTypes: [String]
+    /// The interval the card's relevant date must lie in, if any.
+    public let relevantDate: DateInterval?
+
+    /// Makes a request.
+    public init(appID: String, recordTypes: [String], relevantDate: DateInterval? = nil) {
+        self.appID = appID
+        self.recordTypes = recordTypes
+        self.relevantDate = relevantDate
+    }
+
+    /// The store query for the cards to offer (verified ones only).
+    var query: VerifiableRecordQuery {
+        VerifiableRecordQuery(recordTypes: recordTypes, relevantDate: relevantDate, includeUnverified: false)
+    }
+}
+
+/// The cards the person picked for one request, waiting for the app to take them once.
+public struct CardShare: Sendable, Hashable {
+    /// SHA-256 of the one-time token; the token itself is never stored.
+    public let tokenDigest: Data
+    /// The app the cards are for.
+    public let appID: String
+    /// The picked cards' identifiers.
+    public let cardIdentifiers: [String]
+    /// When the person picked them.
+    public let createdDate: Date
+
+    /// Makes a share.
+    public init(tokenDigest: Data, appID: String, cardIdentifiers: [String], createdDate: Date) {
+        self.tokenDigest = tokenDigest
+        self.appID = appID
+        self.cardIdentifiers = cardIdentifiers
+        self.createdDate = createdDate
+    }
+}

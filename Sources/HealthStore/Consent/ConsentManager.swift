@@ -1,0 +1,155 @@
+import Crypto
+import Foundation
+
+/// The person's side of consent: registering apps, deciding and approving grants, revoking,
+/// reading the audit log, and picking cards to share once.
+///
+/// All policy lives here and in ``AppView``; the engine only stores (``ConsentStorage``), so
+/// every engine and every surface (command line, server) obeys the same rules.
+public struct ConsentManager: Sendable {
+    /// The store.
+    public let store: any HealthStore
+
+    /// Makes a manager over a store.
+    public init(store: any HealthStore) { self.store = store }
+
+    // MARK: Apps
+
+    /// Registers an app; the secret in the answer is shown once and stored only as a digest.
+    ///
+    /// - Throws: ``ConsentError/invalidRegistration(_:)`` (see ``AppRegistration``).
+    public func register(
+        name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>,
+        requiredTypes: Set<HealthDataType> = []
+    ) async throws -> AppCredentials {
+        let registration = try AppRegistration(
+            id: UUID().uuidString.lowercased(), name: name, purpose: purpose, privacyPolicyURL: privacyPolicyURL,
+            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: store.clock.now)
+        let secret = AppSecret.make()
+        try await store.saveApp(StoredApp(registration: registration, secretDigest: AppSecret.digest(secret)))
+        return AppCredentials(appID: registration.id, secret: secret)
+    }
+
+    /// An app by id.
+    ///
+    /// - Throws: ``ConsentError/appNotFound(_:)``.
+    public func app(_ id: String) async throws -> StoredApp {
+        guard let app = try await store.app(id: id) else { throw ConsentError.appNotFound(id) }
+        return app
+    }
+
+    /// Every registered app.
+    public func apps() async throws -> [StoredApp] { try await store.apps() }
+
+    /// The view of the store an app has, after checking its secret (OAuth2 client credentials).
+    ///
+    /// - Throws: ``ConsentError/appNotFound(_:)`` or ``ConsentError/invalidAppSecret``.
+    public func authenticate(appID: String, secret: String) async throws -> AppView {
+        let app = try await self.app(appID)
+        guard app.verify(secret: secret) else { throw ConsentError.invalidAppSecret }
+        return AppView(app: app.registration, store: store)
+    }
+
+    /// The view of the store an app has, without a secret: for the person's own tools
+    /// (`healthrecords records --as-app`) and tests.
+    public func view(appID: String) async throws -> AppView {
+        AppView(app: try await app(appID).registration, store: store)
+    }
+
+    // MARK: Grants
+
+    /// Records the person's decision on an app's request. Types not named stay undecided;
+    /// types named again are decided anew (an allowed type's watermark moves to now).
+    ///
+    /// The decision is stored even when it denies a required type; the call then throws
+    /// ``ConsentError/requiredAuthorizationDenied`` — what the app's authorization request
+    /// answers — without saying which type.
+    ///
+    /// - Throws: ``ConsentError/appNotFound(_:)``, ``ConsentError/typeNotRequested(_:)``,
+    ///   ``ConsentError/conflictingDecision(_:)``, ``ConsentError/requiredAuthorizationDenied``.
+    @discardableResult
+    public func decide(appID: String, _ decision: AuthorizationDecision) async throws -> [ReadGrant] {
+        let app = try await self.app(appID).registration
+        for t in decision.allow.union(decision.deny).sorted() where !app.requestedTypes.contains(t) {
+            throw ConsentError.typeNotRequested(t)
+        }
+        if let both = decision.allow.intersection(decision.deny).sorted().first { throw ConsentError.conflictingDecision(both) }
+        let anchor = try await store.reserveAnchor()
+        let now = store.clock.now
+        let made = decision.allow.sorted().map {
+            ReadGrant(appID: appID, type: $0, decision: .allowed, newData: decision.newData, approvedThrough: anchor, changedAnchor: anchor, decidedDate: now)
+        } + decision.deny.sorted().map {
+            ReadGrant(appID: appID, type: $0, decision: .denied, newData: decision.newData, approvedThrough: anchor, changedAnchor: anchor, decidedDate: now)
+        }
+        try await store.saveGrants(made)
+        try await AppView(app: app, store: store).checkRequiredAuthorization()
+        return made
+    }
+
+    /// Approves new data for an app's allowed types under "ask" (all of them, or some): the
+    /// watermark moves to now, so records added until now become visible. Returns how many
+    /// grants moved.
+    @discardableResult
+    public func approveNewData(appID: String, types: Set<HealthDataType>? = nil) async throws -> Int {
+        _ = try await app(appID)
+        let pending = try await store.grants(appID: appID).filter {
+            $0.decision == .allowed && $0.newData == .ask && (types?.contains($0.type) ?? true)
+        }
+        guard !pending.isEmpty else { return 0 }
+        let anchor = try await store.reserveAnchor()
+        let now = store.clock.now
+        try await store.saveGrants(pending.map {
+            var g = $0
+            g.approvedThrough = anchor
+            g.changedAnchor = anchor
+            g.decidedDate = now
+            return g
+        })
+        return pending.count
+    }
+
+    /// An app's grants.
+    public func grants(appID: String) async throws -> [ReadGrant] {
+        _ = try await app(appID)
+        return try await store.grants(appID: appID).sorted { $0.type < $1.type }
+    }
+
+    /// Revokes an app: its grants are removed, so it sees nothing and should ask again.
+    /// Returns how many grants there were.
+    @discardableResult
+    public func revoke(appID: String) async throws -> Int {
+        _ = try await app(appID)
+        return try await store.removeGrants(appID: appID)
+    }
+
+    // MARK: Audit
+
+    /// The audit log: every read by an app, oldest first.
+    public func auditLog(appID: String? = nil) async throws -> [AuditEntry] {
+        if let appID { _ = try await app(appID) }
+        return try await store.auditEntries(appID: appID)
+    }
+
+    // MARK: Verifiable records
+
+    /// The cards a request offers the person: verified cards with every requested type and a
+    /// relevant date in the interval.
+    public func offeredCards(for request: VerifiableRecordRequest) async throws -> [StoredVerifiableRecord] {
+        _ = try await app(request.appID)
+        return try await store.verifiableRecords(request.query)
+    }
+
+    /// Shares the cards the person picked from a request, once: returns the one-time token the
+    /// app redeems with ``AppView/takeSharedCards(token:)``. Picking none is a valid answer
+    /// (the app then gets an empty list, as if there were no cards).
+    ///
+    /// - Throws: ``ConsentError/cardNotOffered(_:)`` for a card the request did not offer.
+    public func shareCards(_ request: VerifiableRecordRequest, picked: [String]) async throws -> String {
+        let offered = Set(try await offeredCards(for: request).map(\.identifier))
+        for id in picked where !offered.contains(id) { throw ConsentError.cardNotOffered(id) }
+        let token = AppSecret.make()
+        try await store.saveCardShare(
+            CardShare(tokenDigest: AppSecret.digest(token), appID: request.appID, cardIdentifiers: picked, createdDate: store.clock.now))
+        return token
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The person's decision on one type for one app.
+public enum GrantDecision: String, Sendable, Hashable, CaseIterable {
+    /// The app may read the type.
+    case allowed
+    /// The app may not; it sees no data, as if there were none.
+    case denied
+}
+
+/// What happens to records added after the decision.
+public enum NewDataPolicy: String, Sendable, Hashable, CaseIterable {
+    /// New records are shared as they arrive.
+    case share
+    /// New records stay invisible to the app until the person approves them (the default).
+    case ask
+}
+
+/// A read grant: one app, one type, the decision and the new-data policy.
+///
+/// Under ``NewDataPolicy/ask``, the app sees records first added at or before
+/// ``approvedThrough`` (the approval watermark, an anchor); ``ConsentManager/approveNewData(appID:)``
+/// moves it to now. ``changedAnchor`` is the anchor reserved when the grant was last decided or
+/// approved: an app whose anchored queries started before it gets the type's visible records
+/// again, since some of them became visible without changing.
+public struct ReadGrant: Sendable, Hashable {
+    /// The app.
+    public let appID: String
+    /// The type.
+    public let type: HealthDataType
+    /// Allowed or denied.
+    public var decision: GrantDecision
+    /// Share new data, or ask first.
+    public var newData: NewDataPolicy
+    /// Records first added at or before this anchor are visible under ``NewDataPolicy/ask``.
+    public var approvedThrough: QueryAnchor
+    /// The anchor reserved when the grant last changed.
+    public var changedAnchor: QueryAnchor
+    /// When the person decided or last approved.
+    public var decidedDate: Date
+
+    /// Makes a grant.
+    public init(
+        appID: String, type: HealthDataType, decision: GrantDecision, newData: NewDataPolicy, approvedThrough: QueryAnchor,
+        changedAnchor: QueryAnchor, decidedDate: Date
+    ) {
+        self.appID = appID
+        self.type = type
+        self.decision = decision
+        self.newData = newData
+        self.approvedThrough = approvedThrough
+        self.changedAnchor = changedAnchor
+        self.decidedDate = decidedDate
+    }
+
+    /// The last first-added anchor the app may see; `nil` for no limit.
+    var addedThrough: QueryAnchor? { newData == .share ? nil : approvedThrough }
+}
+
+/// The person's answer to an app's authorization request.
+public struct AuthorizationDecision: Sendable, Hashable {
+    /// Types the app may read.
+    public var allow: Set<HealthDataType>
+    /// Types it may not.
+    public var deny: Set<HealthDataType>
+    /// The new-data policy for the allowed types.
+    public var newData: NewDataPolicy
+
+    /// Makes a decision; new data is "ask" unless said otherwise.
+    public init(allow: Set<HealthDataType>, deny: Set<HealthDataType> = [], newData: NewDataPolicy = .ask) {
+        self.allow = allow
+        self.deny = deny
+        self.newData = newData
+    }
+}
+
+/// Whether an app should show the authorization sheet for some types
+/// (HealthKit's `HKAuthorizationRequestStatus`).
+public enum AuthorizationRequestStatus: String, Sendable, Hashable {
+    /// A type has no decision yet, or new data waits for approval under "ask".
+    case shouldRequest
+    /// Every type is decided and nothing waits.
+    case unnecessary
+}

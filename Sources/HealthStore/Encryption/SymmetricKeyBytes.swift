@@ -1,0 +1,23 @@
+import Crypto
+import Foundation
+
+/// A data key's raw bytes, for an unlock session to keep (never written into the store).
+public struct SymmetricKeyBytes: Sendable {
+    /// The key.
+    public let key: SymmetricKey
+
+    /// Wraps a key.
+    public init(_ key: SymmetricKey) { self.key = key }
+
+    /// Reads base64 bytes of a 256-bit key.
+    public init?(base64: String) {
+        guard let data = Data(base64Encoded: base64), data.count == 32 else { return nil }
+        key = SymmetricKey(data: data)
+    }
+
+    /// The key as base64.
+    public var base64: String { key.withUnsafeBytes { Data($0) }.base64EncodedString() }
+
+    /// Credentials that unlock the store with this key.
+    public var credentials: StoreCredentials { .dataKey(key) }
+}

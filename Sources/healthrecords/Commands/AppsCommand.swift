@@ -1,0 +1,240 @@
+import ArgumentParser
+import FHIR
+import Foundation
+import HealthStore
+
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "Apps that read your records: register them, grant or deny types, approve new data, revoke.",
+        subcommands: [
+            AppsRegisterCommand.self, AppsGrantCommand.self, AppsApproveCommand.self, AppsStatusCommand.self, AppsRevokeCommand.self,
+            AppsListCommand.self,
+        ])
+}
+
+extension StoreOptions {
+    /// The consent manager over the opened store.
+    func consent() throws -> ConsentManager { ConsentManager(store: try open()) }
+}
+
+/// Runs consent work, turning consent errors into exit 1 with their message.
+func consentWork<T>(_ body: () async throws -> T) async throws -> T {
+    do { return try await body() } catch let e as ConsentError {
+        throw CommandFailure.failed(e.description)
+    }
+}
+
+struct AppsRegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register", abstract: "Register an app; prints its id and secret (the secret is shown once).")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The name people see.")
+    var name: String
+
+    @Option(help: "Why the app wants the data.")
+    var purpose: String
+
+    @Option(help: "The app's privacy policy (http or https URL).")
+    var privacyUrl: String
+
+    @Option(help: "Types the app may ask for, comma-separated: clinical types and quantity types.")
+    var types: TypeListArgument
+
+    @Option(help: "Types the app cannot work without (none, or at least 3).")
+    var required: TypeListArgument?
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func run() async throws {
+        guard let url = URL(string: privacyUrl) else { throw CommandFailure.usage("--privacy-url is not a URL") }
+        let consent = try storeOptions.consent()
+        let creds = try await consentWork {
+            try await consent.register(
+                name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: types.types, requiredTypes: required?.types ?? [])
+        }
+        if json {
+            JSONOutput.print(.object(JSONObject(["appId": .string(creds.appID), "secret": .string(creds.secret)])))
+        } else {
+            print("appId:  \(creds.appID)")
+            print("secret: \(creds.secret)  (shown once; only its digest is stored)")
+        }
+    }
+}
+
+struct AppsGrantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant",
+        abstract: "Decide an app's access: allow and deny types; new data is shared or waits for approval (ask, the default).")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The app id.")
+    var app: String
+
+    @Option(help: "Types the app may read, comma-separated.")
+    var allow: TypeListArgument?
+
+    @Option(help: "Types it may not read, comma-separated.")
+    var deny: TypeListArgument?
+
+    @Option(help: "New records: share (automatically) or ask (before sharing).")
+    var newData: NewDataPolicy = .ask
+
+    func validate() throws {
+        if allow == nil && deny == nil { throw ValidationError("give --allow and/or --deny") }
+    }
+
+    func run() async throws {
+        let consent = try storeOptions.consent()
+        let decision = AuthorizationDecision(allow: allow?.types ?? [], deny: deny?.types ?? [], newData: newData)
+        do {
+            let grants = try await consent.decide(appID: app, decision)
+            print("decided \(grants.count) type\(grants.count == 1 ? "" : "s") for \(app)")
+        } catch ConsentError.requiredAuthorizationDenied {
+            print("decided for \(app); the app's authorization request fails: a required type is denied")
+        } catch let e as ConsentError {
+            throw CommandFailure.failed(e.description)
+        }
+    }
+}
+
+struct AppsApproveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "approve", abstract: "Share the new data waiting for an app under \"ask before sharing new data\".")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The app id.")
+    var app: String
+
+    @Option(help: "Only these types (default: every type the app may read).")
+    var types: TypeListArgument?
+
+    func run() async throws {
+        let consent = try storeOptions.consent()
+        let n = try await consentWork { try await consent.approveNewData(appID: app, types: types?.types) }
+        print("approved new data of \(n) type\(n == 1 ? "" : "s") for \(app)")
+    }
+}
+
+struct AppsStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "What the app's authorization request answers: shouldRequest, unnecessary, or required authorization denied (exit 1).")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The app id.")
+    var app: String
+
+    @Option(help: "The types the app would ask for, comma-separated.")
+    var types: TypeListArgument
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func run() async throws {
+        let consent = try storeOptions.consent()
+        let status = try await consentWork { () -> AuthorizationRequestStatus in
+            let view = try await consent.view(appID: app)
+            try await view.checkRequiredAuthorization()
+            return try await view.requestStatus(for: types.types)
+        }
+        if json {
+            JSONOutput.print(.object(JSONObject(["status": .string(status.rawValue)])))
+        } else {
+            print(status.rawValue)
+        }
+    }
+}
+
+struct AppsRevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Remove every grant of an app.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: "The app id.")
+    var app: String
+
+    func run() async throws {
+        let consent = try storeOptions.consent()
+        let n = try await consentWork { try await consent.revoke(appID: app) }
+        print("revoked \(app) (\(n) grant\(n == 1 ? "" : "s") removed)")
+    }
+}
+
+struct AppsListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Registered apps and their grants.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func run() async throws {
+        let consent = try storeOptions.consent()
+        var rows: [(StoredApp, [ReadGrant])] = []
+        for app in try await consent.apps() { rows.append((app, try await consent.grants(appID: app.registration.id))) }
+        if json {
+            JSONOutput.print(.array(rows.map { app, grants in
+                let r = app.registration
+                return .object(JSONObject([
+                    "appId": .string(r.id), "name": .string(r.name), "purpose": .string(r.purpose),
+                    "privacyUrl": .string(r.privacyPolicyURL.absoluteString),
+                    "types": .array(r.requestedTypes.sorted().map { .string($0.name) }),
+                    "required": .array(r.requiredTypes.sorted().map { .string($0.name) }),
+                    "grants": .array(grants.map { g in
+                        .object(JSONObject([
+                            "type": .string(g.type.name), "decision": .string(g.decision.rawValue), "newData": .string(g.newData.rawValue),
+                            "decidedDate": JSONOutput.date(g.decidedDate),
+                        ]))
+                    }),
+                ]))
+            }))
+            return
+        }
+        var table = TextTable("app", "name", "allowed", "denied", "undecided")
+        for (app, grants) in rows {
+            let r = app.registration
+            func names(_ d: GrantDecision) -> String {
+                grants.filter { $0.decision == d }.map { $0.type.name + ($0.newData == .ask && d == .allowed ? " (ask)" : "") }.joined(separator: ",")
+            }
+            let undecided = r.requestedTypes.subtracting(grants.map(\.type)).sorted().map(\.name).joined(separator: ",")
+            table.add(r.id, r.name, names(.allowed), names(.denied), undecided)
+        }
+        print(table.rendered)
+    }
+}
+
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "audit", abstract: "Every read by an app: who, when, which types, how many.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "Only this app's reads.")
+    var app: String?
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func run() async throws {
+        let consent = try storeOptions.consent()
+        let entries = try await consentWork { try await consent.auditLog(appID: app) }
+        if json {
+            JSONOutput.print(.array(entries.map { e in
+                .object(JSONObject([
+                    "appId": .string(e.appID), "date": JSONOutput.date(e.date), "operation": .string(e.operation),
+                    "types": .array(e.types.map { .string($0.name) }), "count": JSONOutput.int(e.count),
+                ]))
+            }))
+            return
+        }
+        var table = TextTable("date", "app", "read", "types", "count")
+        for e in entries { table.add(JSONOutput.iso8601(e.date), e.appID, e.operation, e.types.map(\.name).joined(separator: ","), "\(e.count)") }
+        print(table.rendered)
+    }
+}

@@ -1,0 +1,68 @@
+import FHIR
+import Foundation
+import Testing
+import TestSupport
+
+/// Apps, grants, "ask" and the audit log through the command line.
+@Suite struct CLIConsentTests {
+    let dir = TemporaryDirectory()
+    var cli: CommandRunner {
+        CommandRunner(environment: ["HEALTHRECORDS_STORE": dir.path("store.sqlite"), "XDG_RUNTIME_DIR": dir.url.path])
+    }
+
+    func json(_ r: CommandRunner.Result) throws -> JSONValue { try JSONReader().read(r.stdout) }
+
+    func ids(_ r: CommandRunner.Result) throws -> [String] {
+        try json(r).arrayValue?.compactMap { $0["identifier"]?.stringValue }.sorted() ?? []
+    }
+
+    @Test func appsSeeOnlyWhatTheyAreGrantedAndReadsAreAudited() throws {
+        try dir.write("a.json", #"{"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"}}},{"resource":{"resourceType":"AllergyIntolerance","id":"a1","code":{"text":"Peanut"}}}]}"#)
+        #expect(try cli.run(["import", dir.path("a.json"), "--source", "clinic"]).status == 0)
+
+        #expect(try cli.run(["apps", "register", "--name", "X", "--purpose", "p", "--privacy-url", "https://e.org/p", "--types", "condition,allergy", "--required", "condition,allergy"]).status == 1)
+        #expect(try cli.run(["apps", "register", "--name", "X", "--purpose", "p", "--privacy-url", "https://e.org/p", "--types", "nonsense"]).status == 2)
+        let reg = try cli.run([
+            "apps", "register", "--name", "Tracker", "--purpose", "Charts", "--privacy-url", "https://e.org/p", "--types",
+            "condition,allergy,immunization", "--required", "condition,allergy,immunization", "--json",
+        ])
+        #expect(reg.status == 0, "\(reg.stderr)")
+        let app = try #require(try json(reg)["appId"]?.stringValue)
+        #expect(try json(reg)["secret"]?.stringValue?.count ?? 0 >= 40)
+
+        #expect(try cli.run(["apps", "status", app, "--types", "condition"]).output == "shouldRequest\n")
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])).isEmpty)
+
+        let grant = try cli.run(["apps", "grant", app, "--allow", "condition,immunization", "--deny", "allergy"])
+        #expect(grant.status == 0)
+        #expect(grant.output.contains("a required type is denied"))
+        let status = try cli.run(["apps", "status", app, "--types", "condition"])
+        #expect(status.status == 1 && status.stderr == "error: required authorization denied\n")
+
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])) == ["c1"])
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--type", "allergy", "--json"])).isEmpty)
+        #expect(try ids(try cli.run(["records", "--json"])) == ["a1", "c1"])
+
+        // Ask (the default): a condition added now waits for approval.
+        try dir.write("b.json", #"{"resourceType":"Condition","id":"c2","code":{"text":"Gout"}}"#)
+        #expect(try cli.run(["import", dir.path("b.json"), "--source", "clinic"]).status == 0)
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])) == ["c1"])
+        let changes = try json(try cli.run(["changes", "--as-app", app, "--json"]))
+        #expect(changes["added"]?.arrayValue?.count == 1)
+        #expect(try cli.run(["apps", "approve", app]).status == 0)
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])) == ["c1", "c2"])
+
+        let audit = try json(try cli.run(["audit", "--app", app, "--json"]))
+        let entries = try #require(audit.arrayValue)
+        #expect(entries.map { $0["operation"]?.stringValue ?? "" } == ["records", "records", "records", "records", "changes", "records"])
+        #expect(entries.map { $0["count"]?.numberValue?.intValue ?? -1 } == [0, 1, 0, 1, 1, 2])
+        #expect(entries.allSatisfy { $0["appId"]?.stringValue == app })
+
+        let list = try json(try cli.run(["apps", "list", "--json"]))
+        #expect(list.arrayValue?.first?["grants"]?.arrayValue?.count == 3)
+        #expect(try cli.run(["apps", "revoke", app]).status == 0)
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])).isEmpty)
+        #expect(try cli.run(["apps", "status", app, "--types", "condition"]).output == "shouldRequest\n")
+        #expect(try cli.run(["records", "--as-app", "no-such-app"]).status == 1)
+    }
+}

@@ -1,0 +1,159 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+import Testing
+import TestSupport
+
+/// Encryption at rest on SQLite: nothing identifying in the files, locked stores refuse,
+/// wrong secrets fail cleanly, rotation keeps data, plain stores convert, deletes leave nothing.
+@Suite struct EncryptionAtRestTests {
+    let dir = TemporaryDirectory()
+
+    func bytes(of path: String) throws -> Data {
+        var all = try Data(contentsOf: URL(fileURLWithPath: path))
+        if let wal = FileManager.default.contents(atPath: path + "-wal") { all += wal }
+        return all
+    }
+
+    func contains(_ haystack: Data, _ needle: String) -> Bool { haystack.range(of: Data(needle.utf8)) != nil }
+
+    /// Names of the Synthea patients (given and family) and the display names of their conditions.
+    func secrets(in store: any HealthStore) async throws -> [String] {
+        var names: [String] = []
+        for p in try await store.contextResources(ofType: .patient, source: nil) {
+            for n in try p.resource.json().list("name").compactMap(\.objectValue) {
+                names += [n.string("family")].compactMap { $0 } + n.list("given").compactMap(\.stringValue)
+            }
+        }
+        names += try await store.records(SampleQuery(type: .condition)).map(\.displayName)
+        return Array(Set(names.filter { $0.count >= 4 }))
+    }
+
+    @Test func syntheaLeavesNoNameConditionOrJSONInTheFilesAndUnlocksAgain() async throws {
+        let path = dir.path("enc.sqlite")
+        let synthea = Shared.url("data/fhir/synthea").path
+        let store = try SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"), kdf: .testing)
+        let report = await RecordImporter(store: store).importPaths([synthea])
+        #expect(report.failed == 0)
+        let secrets = try await secrets(in: store)
+        #expect(secrets.count > 50)
+        let files = try bytes(of: path)
+        for s in secrets { #expect(!contains(files, s), "\(s) is in the store files") }
+        for marker in [#""resourceType""#, "\"Patient\"", "http://loinc.org", "Castellanos"] { #expect(!contains(files, marker), "\(marker)") }
+
+        // The same store, opened again with its passphrase, gives the right records back.
+        let reopened = try SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"))
+        #expect(try await reopened.count(SampleQuery(type: .labResult)) == 933)
+        #expect(try await reopened.count(SampleQuery(type: nil)) == report.totals.inserted)
+        let file = Shared.files("data/fhir/synthea", extensions: ["json"])[0]
+        let sourceRecords = try await reopened.records(SampleQuery(type: .condition, predicate: .source(file.lastPathComponent)))
+        #expect(!sourceRecords.isEmpty)
+        let again = await RecordImporter(store: reopened).importPaths([synthea])
+        #expect(again.totals.unchanged == report.totals.inserted && again.totals.inserted == 0)
+    }
+
+    @Test func aLockedStoreRefusesEveryRead() async throws {
+        let path = dir.path("locked.sqlite")
+        do {
+            let store = try SQLiteHealthStore(path: path, credentials: .keyFile(Data(repeating: 1, count: 32)))
+            let src = try dir.write("s", Make.record(.condition, id: "c1"))
+            #expect(await RecordImporter(store: store).importPaths([src]).failed == 0)
+        }
+        for locked in [try SQLiteHealthStore(path: path), try SQLiteHealthStore(path: path, credentials: nil)] {
+            #expect(locked.isLocked)
+            let e = HealthStoreError.storeLocked(path: path)
+            await #expect(throws: e) { try await locked.records(SampleQuery(type: nil)) }
+            await #expect(throws: e) { try await locked.count(SampleQuery(type: nil)) }
+            await #expect(throws: e) { try await locked.changes(AnchoredQuery(type: nil, anchor: nil)) }
+            await #expect(throws: e) { try await locked.currentAnchor() }
+            await #expect(throws: e) { try await locked.sources() }
+            await #expect(throws: e) { try await locked.resource(RecordIdentity(source: "s", resourceType: .patient, identifier: "p")) }
+            await #expect(throws: e) { try await locked.samples(QuantitySampleQuery(type: nil)) }
+            await #expect(throws: e) { try await locked.verifiableRecords(VerifiableRecordQuery()) }
+            await #expect(throws: e) { try await locked.apps() }
+            await #expect(throws: e) { try await locked.delete(source: "s", resourceType: nil, identifier: nil) }
+            await #expect(throws: e) { try await ConsentManager(store: locked).auditLog() }
+        }
+    }
+
+    @Test func wrongSecretsFailCleanlyAndRotationKeepsTheData() async throws {
+        let path = dir.path("rotate.sqlite")
+        let f = try SQLiteHealthStore(path: path, credentials: .passphrase("first"), kdf: .testing)
+        let src = try dir.write("c.json", Make.record(.condition, id: "c1", text: "Rare condition"))
+        #expect(await RecordImporter(store: f).importPaths([src]).failed == 0)
+
+        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("second")) }
+        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .keyFile(Data(count: 32))) }
+        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) {
+            try SQLiteHealthStore(path: path, credentials: .dataKey(.init(size: .bits256)))
+        }
+
+        let keyFile = Data((0..<48).map { UInt8($0) })
+        try await f.rotateKey(from: .passphrase("first"), to: .keyFile(keyFile), date: Date())
+        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("first")) }
+        let byFile = try SQLiteHealthStore(path: path, credentials: .keyFile(keyFile))
+        #expect(try await byFile.records(SampleQuery(type: .condition)).map(\.displayName) == ["Rare condition"])
+        await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) {
+            try await byFile.rotateKey(from: .passphrase("first"), to: .passphrase("third"), date: Date())
+        }
+        try await byFile.rotateKey(from: .keyFile(keyFile), to: .passphrase("third"), kdf: .testing, date: Date())
+        let third = try SQLiteHealthStore(path: path, credentials: .passphrase("third"))
+        #expect(try await third.count(SampleQuery(type: .condition)) == 1)
+        // The data key never changed: the first store object still reads.
+        #expect(try await f.count(SampleQuery(type: .condition)) == 1)
+    }
+
+    @Test func aPlainStoreConvertsInPlaceAndKeepsWorking() async throws {
+        let path = dir.path("plain.sqlite")
+        let plain = try SQLiteHealthStore(path: path)
+        let src = try dir.write("Jane_Roe.json", Make.bundle([
+            Make.record(.condition, id: "c1", text: "Unusual diagnosis"), #"{"resourceType":"Patient","id":"p1","name":[{"family":"Roevinski"}]}"#,
+        ]))
+        #expect(await RecordImporter(store: plain).importPaths([src]).failed == 0)
+        _ = try await plain.saveSamples([MakeSample.glucose()])
+        #expect(contains(try bytes(of: path), "Unusual diagnosis"))
+
+        #expect(throws: HealthStoreError.notEncrypted(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("pw")) }
+        try SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw"), kdf: .testing)
+        #expect(throws: HealthStoreError.alreadyEncrypted(path: path)) { try SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw")) }
+        let files = try bytes(of: path)
+        for s in ["Unusual diagnosis", "Roevinski", "Jane_Roe", "resourceType", "5.40", "GMC-0042"] { #expect(!contains(files, s), "\(s)") }
+
+        #expect(try SQLiteHealthStore(path: path).isLocked)
+        let store = try SQLiteHealthStore(path: path, credentials: .passphrase("pw"))
+        #expect(try await store.records(SampleQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
+        #expect(try await store.resource(RecordIdentity(source: "Jane_Roe.json", resourceType: .patient, identifier: "p1")) != nil)
+        #expect(try await store.samples(QuantitySampleQuery(type: .bloodGlucose)).map(\.sample.value) == ["5.40"])
+        let again = await RecordImporter(store: store).importPaths([src])
+        #expect(again.totals.unchanged == 1 && again.totals.inserted == 0)
+    }
+
+    @Test func deleteLeavesNoPlaintextInTheFiles() async throws {
+        let path = dir.path("delete.sqlite")
+        let store = try SQLiteHealthStore(path: path)
+        let src = try dir.write("x.json", Make.bundle([Make.record(.condition, id: "c1", text: "Zebra-marker-condition"), Make.record(.allergy, id: "a1")]))
+        #expect(await RecordImporter(store: store).importPaths([src]).failed == 0)
+        #expect(contains(try bytes(of: path), "Zebra-marker-condition"))
+        #expect(try await store.delete(source: "x.json", resourceType: "Condition", identifier: "c1") == 1)
+        #expect(!contains(try bytes(of: path), "Zebra-marker-condition"))
+        #expect(try await store.count(SampleQuery(type: .allergy)) == 1)
+    }
+
+    @Test func theSealerHidesEqualValuesAndRejectsTampering() throws {
+        let a = AESGCMSealer(dataKey: .init(size: .bits256))
+        let b = AESGCMSealer(dataKey: .init(size: .bits256))
+        let value = Data("Asthma".utf8)
+        let s1 = try a.seal(value)
+        #expect(s1 != (try a.seal(value)))
+        #expect(try a.open(s1) == value)
+        #expect(throws: HealthStoreError.unreadableSealedValue) { try b.open(s1) }
+        var tampered = s1
+        tampered[tampered.count - 1] ^= 1
+        #expect(throws: HealthStoreError.unreadableSealedValue) { try a.open(tampered) }
+        #expect(a.identityKey(["s", "Condition", "c1"]) == a.identityKey(["s", "Condition", "c1"]))
+        #expect(a.identityKey(["s", "Condition", "c1"]) != b.identityKey(["s", "Condition", "c1"]))
+        #expect(a.identityKey(["s", "Condition", "c1"]) != PlainSealer().identityKey(["s", "Condition", "c1"]))
+        #expect(a.contentDigest(value) != PlainSealer().contentDigest(value))
+    }
+}

@@ -1,0 +1,25 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// libFuzzer targets for every parser that takes outside bytes. Built and run by run.sh with
+// --sanitize=fuzzer --sanitize=address into its own scratch path; each target defines
+// LLVMFuzzerTestOneInput instead of main, so this package is never part of the normal build.
+let package = Package(
+    name: "HealthRecordsFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(name: "HealthRecords", path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzJSON", dependencies: [.product(name: "FHIR", package: "HealthRecords")], path: "Sources/FuzzJSON"),
+        .executableTarget(name: "FuzzFHIR", dependencies: [
+            .product(name: "FHIR", package: "HealthRecords"), .product(name: "ClinicalRecords", package: "HealthRecords"),
+        ], path: "Sources/FuzzFHIR"),
+        .executableTarget(name: "FuzzJWS", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzJWS"),
+        .executableTarget(name: "FuzzSHCVerify", dependencies: [
+            .product(name: "SmartHealthCards", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
+        ], path: "Sources/FuzzSHCVerify"),
+        .executableTarget(name: "FuzzQRText", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzQRText"),
+        .executableTarget(name: "FuzzInflate", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzInflate"),
+        .executableTarget(name: "FuzzCMS", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzCMS"),
+        .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
+    ]
+)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (ASan + fuzzer, release) into their own scratch path and runs one
+# target or all of them.
+#   fuzz/run.sh [TARGET|all] [SECONDS] [-- extra libFuzzer flags]
+# Seed corpora are made from ../shared by fuzz/seed.sh (copies, never committed); inputs that
+# once crashed a target are committed under fuzz/regressions/TARGET and always run first.
+# Exit status is non-zero on any crash, leak report or timeout.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here"
+target="${1:-all}"
+seconds="${2:-60}"
+shift $(( $# > 2 ? 2 : $# )) || true
+[ "${1:-}" = "--" ] && shift
+extra=("$@")
+targets=(FuzzJSON FuzzFHIR FuzzJWS FuzzSHCVerify FuzzQRText FuzzInflate FuzzCMS FuzzSampleContent)
+[ "$target" = "all" ] || targets=("$target")
+
+"$here/seed.sh" >/dev/null
+for t in "${targets[@]}"; do
+  swift build --scratch-path "$here/.build-fuzz" -c release --sanitize=fuzzer --sanitize=address --product "$t" >/dev/null
+done
+bin="$(swift build --scratch-path "$here/.build-fuzz" -c release --sanitize=fuzzer --sanitize=address --show-bin-path)"
+export SWIFT_BACKTRACE=enable=no
+mkdir -p "$here/.work"
+status=0
+for t in "${targets[@]}"; do
+  corpus="$here/.work/corpus-$t"
+  mkdir -p "$corpus" "$here/regressions/$t"
+  cp -n "$here/.seeds/$t"/* "$corpus/" 2>/dev/null || true
+  # Known crashers first: each must now pass.
+  if compgen -G "$here/regressions/$t/*" >/dev/null; then
+    "$bin/$t" -runs=0 "$here/regressions/$t"/* >/dev/null 2>&1 || { echo "$t: a regression input fails again" >&2; status=1; }
+  fi
+  log="$here/.work/$t.log"
+  if "$bin/$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -artifact_prefix="$here/.work/$t-" -print_final_stats=1 "${extra[@]}" >"$log" 2>&1; then
+    runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' || echo 0)
+    cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+    echo "$t: ok, $runs executions, coverage $cov, ${seconds}s"
+  else
+    echo "$t: FAILED (see $log)" >&2
+    tail -30 "$log" >&2
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Copies seed inputs for each fuzz target from ../shared into fuzz/.seeds (git-ignored).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+shared="$here/../../shared"
+seeds="$here/.seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent}
+n=0
+for f in "$shared"/data/fhir/r4-examples/*.json; do
+  [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
+  n=$((n + 1))
+done
+cp "$shared"/data/fhir/dstu2/custom/hspc-bilirubin-chart.json "$seeds/FuzzFHIR/"
+head -c 60000 "$shared"/data/fhir/ndjson/Condition.000.ndjson | head -3 | tail -1 > "$seeds/FuzzFHIR/ndjson-line.json"
+for d in shc-spec shc-hl7-ig; do
+  for f in "$shared"/vectors/$d/example-0*-d-jws.txt; do cp "$f" "$seeds/FuzzJWS/$d-$(basename "$f")"; cp "$f" "$seeds/FuzzSHCVerify/$d-$(basename "$f")"; done
+  for f in "$shared"/vectors/$d/example-0*-e-file.smart-health-card; do cp "$f" "$seeds/FuzzSHCVerify/$d-$(basename "$f")"; done
+  for f in "$shared"/vectors/$d/example-0*-f-qr-code-numeric-value-*.txt; do cp "$f" "$seeds/FuzzQRText/$d-$(basename "$f")"; done
+done
+cat "$shared"/vectors/shc-spec/example-02-f-qr-code-numeric-value-{0,1,2}.txt | sed 's/shc:/\nshc:/g' | tail -n +2 > "$seeds/FuzzQRText/chunks.txt"
+for f in "$shared"/vectors/shc-spec/example-0*-d-jws.txt; do
+  python3 -c "import sys,base64; p=open(sys.argv[1]).read().split('.')[1]; sys.stdout.buffer.write(base64.urlsafe_b64decode(p+'='*(-len(p)%4)))" "$f" > "$seeds/FuzzInflate/$(basename "$f" .txt).deflate"
+done
+# Sample content: the documented example from docs/signed-sample-content.md.
+grep -E '^30[0-9a-f]{40,}$' "$here/../docs/signed-sample-content.md" | head -1 | python3 -c "import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read().strip()))" > "$seeds/FuzzSampleContent/example.der"
+# CMS: what openssl signs, with and without signed attributes and key ids, over that content.
+tmp="$(mktemp -d)"
+openssl ecparam -name prime256v1 -genkey -noout -out "$tmp/key.pem" 2>/dev/null
+openssl req -new -x509 -key "$tmp/key.pem" -subj "/CN=Fuzz Device" -days 1 -out "$tmp/cert.pem" 2>/dev/null
+for flags in "" "-noattr" "-keyid" "-noattr -keyid"; do
+  name="openssl$(echo "$flags" | tr -d ' ')"
+  openssl cms -sign -nodetach -binary -md sha256 -outform DER -signer "$tmp/cert.pem" -inkey "$tmp/key.pem" $flags \
+    -in "$seeds/FuzzSampleContent/example.der" -out "$seeds/FuzzCMS/$name.der" 2>/dev/null
+done
+rm -rf "$tmp"
+echo "seeds in $seeds"
