@@ -18,9 +18,9 @@ targets=(FuzzJSON FuzzFHIR FuzzJWS FuzzSHCVerify FuzzQRText FuzzInflate FuzzCMS 
 
 "$here/seed.sh" >/dev/null
 for t in "${targets[@]}"; do
-  swift build --scratch-path "$here/.build-fuzz" -c release --sanitize=fuzzer --sanitize=address --product "$t" >/dev/null
+  swift build --scratch-path "$here/.build-fuzz" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --product "$t" >/dev/null
 done
-bin="$(swift build --scratch-path "$here/.build-fuzz" -c release --sanitize=fuzzer --sanitize=address --show-bin-path)"
+bin="$(swift build --scratch-path "$here/.build-fuzz" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --show-bin-path)"
 export SWIFT_BACKTRACE=enable=no
 mkdir -p "$here/.work"
 status=0
