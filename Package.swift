@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
+        .library(name: "CardScanning", targets: ["CardScanning"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
@@ -51,10 +53,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "QRCode", swiftSettings: strict),
+        .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode"], swiftSettings: strict),
+        .executableTarget(name: "qrmatrix", dependencies: ["QRCode"], swiftSettings: strict),
         .target(
             name: "HealthStore",
             dependencies: [
-                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards",
+                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "CardScanning",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -64,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures",
+                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -72,6 +77,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
+        .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",

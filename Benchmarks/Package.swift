@@ -21,6 +21,8 @@ let package = Package(
                 .product(name: "HealthStore", package: "HealthRecords"),
                 .product(name: "SampleSignatures", package: "HealthRecords"),
                 .product(name: "SmartHealthCards", package: "HealthRecords"),
+                .product(name: "QRCode", package: "HealthRecords"),
+                .product(name: "CardScanning", package: "HealthRecords"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -1,3 +1,4 @@
+import CardScanning
 import Foundation
 
 // Usage: healthrecords-bench [all|import|query|cms] [--records N]
@@ -25,6 +26,11 @@ func runBenchmarks() async throws {
     if what == "all" || what == "query" { try await QueryBenchmark.run(records: records, pageSize: 50) }
     if what == "all" || what == "cms" { try CMSBenchmark.run() }
     if what == "all" || what == "shc" { try await SHCBenchmark.run() }
+    if what == "all" || what == "qr" { try QRBenchmark.run() }
+    if what == "qr-encode-loop" {
+        let jws = String(decoding: try Data(contentsOf: SharedData.root.appendingPathComponent("vectors/shc-spec/example-00-d-jws.txt")), as: UTF8.self)
+        for _ in 0..<1000 { _ = try CardQRCode.encode(jws: jws) }
+    }
     if what == "shc-only" { try await SHCBenchmark.profile() }
     if what == "shc-rate" { try await SHCBenchmark.printRate() }
     if what == "shc-count" { try await SHCBenchmark.count(2000) }

@@ -1,3 +1,4 @@
+import CardScanning
 import FHIR
 import Foundation
 import SmartHealthCards
@@ -18,20 +19,27 @@ struct CardImporter: Sendable {
 
     /// Whether a file holds cards rather than FHIR resources.
     func isCardFile(_ file: RecordImporter.Candidate) -> Bool {
-        if file.url.pathExtension.lowercased() == "smart-health-card" { return true }
+        if ["smart-health-card", "png"].contains(file.url.pathExtension.lowercased()) { return true }
         guard let h = FileHandle(forReadingAtPath: file.url.path) else { return false }
         defer { try? h.close() }
-        let head = (try? h.read(upToCount: 5)) ?? Data()
-        return head == Data("shc:/".utf8)
+        let head = (try? h.read(upToCount: 8)) ?? Data()
+        return head.starts(with: Data("shc:/".utf8)) || CardImageReader.isPNG(head)
     }
 
     func importCards(_ files: [RecordImporter.Candidate]) async -> [FileImportResult] {
         guard !files.isEmpty else { return [] }
         var results: [FileImportResult] = []
         var chunkTexts: [(RecordImporter.Candidate, String)] = []
+        var images: [(RecordImporter.Candidate, [CardImageReader.Symbol])] = []
         for file in files {
             guard file.bytes <= 16 << 20, let data = try? Data(contentsOf: file.url) else {
                 results.append(failure(file.url.path, file.bytes, .unreadable(path: file.url.path, reason: file.bytes > 16 << 20 ? "larger than 16 MiB" : "cannot be read")))
+                continue
+            }
+            if CardImageReader.isPNG(data) {
+                do { images.append((file, try CardImageReader.symbols(png: data, origin: file.url.lastPathComponent))) } catch {
+                    results.append(failure(file.url.path, file.bytes, .cardInput("\(error)")))
+                }
                 continue
             }
             switch HealthCardInput.kind(of: data) {
@@ -67,6 +75,19 @@ struct CardImporter: Sendable {
                 results.append(await save([card], path: path, bytes: bytes))
             } catch {
                 results.append(failure(path, bytes, .cardInput(error.description)))
+            }
+        }
+        if !images.isEmpty {
+            // The chunks of one card may be spread over several pictures: read them together.
+            let path = images.map(\.0.url.path).joined(separator: ", ")
+            let bytes = images.reduce(Int64(0)) { $0 + $1.0.bytes }
+            let cards = CardImageReader.cards(images.flatMap(\.1))
+            if cards.isEmpty {
+                results.append(failure(path, bytes, .cardInput("no SMART Health Card QR code in the image\(images.count == 1 ? "" : "s")")))
+            } else if let bad = cards.first(where: { $0.inputError != nil }) {
+                results.append(failure(path, bytes, .cardInput(bad.inputError!.description)))
+            } else {
+                results.append(await save(cards, path: path, bytes: bytes))
             }
         }
         return results

@@ -86,7 +86,7 @@ public struct RecordImporter: Sendable {
                 var found: [String] = []
                 while let rel = walker.nextObject() as? String {
                     let lower = rel.lowercased()
-                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") { found.append(rel) }
+                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") || lower.hasSuffix(".png") { found.append(rel) }
                 }
                 for rel in found.sorted() {
                     let full = (path as NSString).appendingPathComponent(rel)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CardScanning
 import FHIR
 import Foundation
 import SmartHealthCards
@@ -50,7 +51,17 @@ struct IssueCommand: AsyncParsableCommand {
     @Option(name: .customLong("qr-text"), help: ArgumentHelp("Write the shc:/ numeric QR text here.", valueName: "FILE"))
     var qrText: String?
 
+    @Option(name: .customLong("qr-png"), help: ArgumentHelp("Write the QR code as PNG here.", valueName: "FILE"))
+    var qrPNG: String?
+
+    @Option(name: .customLong("qr-svg"), help: ArgumentHelp("Write the QR code as SVG here.", valueName: "FILE"))
+    var qrSVG: String?
+
+    @Option(name: .customLong("module-size"), help: "Pixels per QR module in PNG/SVG output (1–100).")
+    var moduleSize: Int = 4
+
     func validate() throws {
+        if !(1...100).contains(moduleSize) { throw ValidationError("--module-size must be between 1 and 100") }
         if ridUser != nil, ridSecret == nil { throw ValidationError("--rid-user needs --rid-secret") }
     }
 
@@ -84,15 +95,24 @@ struct IssueCommand: AsyncParsableCommand {
         do {
             if let out { try files.add(card.fileContents, to: out) }
             if let jws { try files.add(Data(card.jws.utf8), to: jws) }
-            if let qrText {
-                do { try files.add(Data(try card.qrText().utf8), to: qrText) } catch let e as IssuingError { throw CommandFailure.usage(e.description) }
+            if qrText != nil || qrPNG != nil || qrSVG != nil {
+                let text: String
+                do { text = try card.qrText() } catch { throw CommandFailure.usage(error.description) }
+                if let qrText { try files.add(Data(text.utf8), to: qrText) }
+                if qrPNG != nil || qrSVG != nil {
+                    do {
+                        let code = try CardQRCode.encode(text)
+                        if let qrPNG { try files.add(try code.pngData(moduleSize: moduleSize), to: qrPNG) }
+                        if let qrSVG { try files.add(Data(try code.svgString(moduleSize: moduleSize).utf8), to: qrSVG) }
+                    } catch let e as CommandFailure { throw e } catch { throw CommandFailure.usage("QR code: \(error)") }
+                }
             }
             try files.commit()
         } catch {
             files.discard()
             throw error
         }
-        if out == nil && jws == nil && qrText == nil { print(card.jws) }
+        if out == nil && jws == nil && qrText == nil && qrPNG == nil && qrSVG == nil { print(card.jws) }
         FileHandle.standardError.write(Data("issued: kid \(signingKey.keyID), \(card.jws.utf8.count) JWS characters\(rid.map { ", rid \($0)" } ?? "")\n".utf8))
     }
 

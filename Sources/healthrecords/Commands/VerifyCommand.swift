@@ -1,5 +1,6 @@
 import ArgumentParser
 import FHIR
+import CardScanning
 import Foundation
 import SmartHealthCards
 
@@ -9,7 +10,8 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Verify SMART Health Cards strictly, with a reason for every failed check.",
         discussion: """
             INPUT is a .smart-health-card file, a file of JWS text, files of shc:/ text (chunk files \
-            given together form one card), a literal shc:/… text, or - for standard input. Exit status: \
+            given together form one card), PNG images of QR codes (the chunks of a card may be in one \
+            image or several), a literal shc:/… text, or - for standard input. Exit status: \
             0 when every card is valid and trusted, 1 when any is not, 2 for usage or I/O errors.
             """)
 
@@ -49,6 +51,7 @@ enum CardInputs {
     static func read(_ inputs: [String]) throws -> [HealthCardInput.Card] {
         var cards: [HealthCardInput.Card] = []
         var chunks: [(String, String)] = []
+        var symbols: [CardImageReader.Symbol] = []
         for input in inputs {
             let data: Data
             let origin: String
@@ -70,6 +73,12 @@ enum CardInputs {
                 data = d
                 origin = (input as NSString).lastPathComponent
             }
+            if CardImageReader.isPNG(data) {
+                do { symbols += try CardImageReader.symbols(png: data, origin: origin) } catch {
+                    throw CommandFailure.usage("\(input): \(error)")
+                }
+                continue
+            }
             switch HealthCardInput.kind(of: data) {
             case .json:
                 do { cards += try HealthCardInput.cards(json: data, origin: origin) } catch {
@@ -88,6 +97,11 @@ enum CardInputs {
         }
         if !chunks.isEmpty {
             cards.append(qrCard(chunks.map(\.1), origin: chunks.map(\.0).joined(separator: " + ")))
+        }
+        // QR codes in images: the chunks of one card may be spread over several pictures.
+        cards += CardImageReader.cards(symbols)
+        if !symbols.isEmpty, symbols.allSatisfy({ !$0.decoded.text.lowercased().hasPrefix("shc:/") }) {
+            throw CommandFailure.failed("the images hold QR codes, but none is a SMART Health Card (shc:/)")
         }
         return cards
     }

@@ -1,0 +1,65 @@
+import CardScanning
+import Foundation
+import QRCode
+import SmartHealthCards
+import Testing
+import TestSupport
+
+@Suite struct CardImageTests {
+    let spec = "vectors/shc/spec-examples-2021"
+
+    @Test(arguments: ["example-00_2021-05_qr", "legacy-2021-03_reference_pdf_vaccine"])
+    func readsTheRealSpecImages(_ name: String) throws {
+        let png = try Shared.data("\(spec)/\(name == "example-00_2021-05_qr" ? "example-00_2021-05_qr" : name).png")
+        let symbols = try CardImageReader.symbols(png: png, origin: name)
+        let expected = String(decoding: try Shared.data("\(spec)/\(name.replacingOccurrences(of: "_qr", with: "")).qr.txt"), as: UTF8.self)
+        #expect(symbols.map(\.decoded.text) == [expected])
+        let cards = CardImageReader.cards(symbols)
+        #expect(cards.count == 1)
+        #expect(cards[0].warnings.isEmpty)
+        let jws = String(decoding: try Shared.data("\(spec)/\(name.replacingOccurrences(of: "_qr", with: "")).jws.txt"), as: UTF8.self)
+        #expect(cards[0].jws == jws)
+    }
+
+    @Test(arguments: [0, 1, 3])
+    func drawsSpecCardsAsVersion18LikeTheSpec(_ n: Int) throws {
+        let jws = String(decoding: try Shared.data("vectors/shc-spec/example-0\(n)-d-jws.txt"), as: UTF8.self)
+        let code = try CardQRCode.encode(jws: jws)
+        #expect(code.version.number == 18)
+        #expect(code.level == .L)
+        let decoded = try QRReader.decode(code)
+        #expect(decoded.segments.map(\.mode) == [.byte, .numeric])
+        #expect(decoded.text == (String(decoding: try Shared.data("vectors/shc-spec/example-0\(n)-f-qr-code-numeric-value-0.txt"), as: UTF8.self)))
+        #expect(CardImageReader.shapeFindings(decoded).isEmpty)
+    }
+
+    @Test func assemblesChunksSpreadOverSeveralImages() throws {
+        var symbols: [CardImageReader.Symbol] = []
+        for k in [2, 0, 1] {
+            let text = String(decoding: try Shared.data("vectors/shc-spec/example-02-f-qr-code-numeric-value-\(k).txt"), as: UTF8.self)
+            let png = try CardQRCode.encode(text).pngData(moduleSize: 3)
+            symbols += try CardImageReader.symbols(png: png, origin: "chunk\(k).png")
+        }
+        let cards = CardImageReader.cards(symbols)
+        #expect(cards.count == 1)
+        #expect(cards[0].jws == String(decoding: try Shared.data("vectors/shc-spec/example-02-d-jws.txt"), as: UTF8.self))
+        #expect(cards[0].warnings.map(\.code).contains(.qrChunks))
+    }
+
+    @Test func flagsAOneSegmentCardAndAnOversizedVersion() throws {
+        let text = String(decoding: try Shared.data("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), as: UTF8.self)
+        let oneSegment = try QREncoder.encode(segments: [QRSegment.byte(text)], level: .L)
+        let flagged = CardImageReader.shapeFindings(try QRReader.decode(oneSegment))
+        #expect(flagged.map(\.code).contains(.qrSegments))
+        let tooBig = try QREncoder.encode(segments: try CardQRCode.segments(text), level: .L, minVersion: 25)
+        let findings = CardImageReader.shapeFindings(try QRReader.decode(tooBig))
+        #expect(findings.map(\.code) == [.qrVersion])
+        // Both still read as the card, with the findings as warnings.
+        let cards = CardImageReader.cards(try CardImageReader.symbols(png: try tooBig.pngData(moduleSize: 2), origin: "big.png"))
+        #expect(cards.first?.warnings.map(\.code).contains(.qrVersion) == true)
+    }
+
+    @Test func refusesTextThatIsNotACard() {
+        #expect(throws: CardQRError.notCardText) { try CardQRCode.segments("https://example.org") }
+    }
+}

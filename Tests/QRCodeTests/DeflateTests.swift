@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import QRCode
+
+@Suite struct DeflateTests {
+    @Test func checksumsMatchPublishedCheckValues() {
+        // The standard CRC-32 check value and the Adler-32 example from its Wikipedia article.
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(Adler32.checksum(Array("Wikipedia".utf8)) == 0x11E6_0398)
+    }
+
+    @Test func compressorRoundTripsThroughInflater() throws {
+        var rng = SplitMix64(state: 7)
+        let inputs: [[UInt8]] = [
+            [],
+            [42],
+            Array("abcabcabcabcabcabc hello hello hello".utf8),
+            (0..<70_000).map { _ in UInt8.random(in: 0...3, using: &rng) },
+            (0..<50_000).map { UInt8(truncatingIfNeeded: $0 / 300) },
+        ]
+        for input in inputs {
+            let zlib = DeflateCompressor.zlibCompress(input)
+            #expect(try Inflater.inflateZlib(zlib, maxOutputBytes: input.count + 1) == input)
+            #expect(try Inflater.inflateZlib(DeflateCompressor.zlibStored(input), maxOutputBytes: input.count + 1) == input)
+        }
+    }
+
+    @Test func rejectsCorruptStreams() throws {
+        let input = Array(String(repeating: "QR code payload ", count: 200).utf8)
+        var zlib = DeflateCompressor.zlibCompress(input)
+        var badAdler = zlib
+        badAdler[badAdler.count - 1] ^= 0xFF
+        #expect(throws: InflateError.self) { try Inflater.inflateZlib(badAdler, maxOutputBytes: 1 << 20) }
+        #expect(throws: InflateError.self) { try Inflater.inflateZlib(Array(zlib.prefix(zlib.count / 2)), maxOutputBytes: 1 << 20) }
+        zlib[1] = 0x02  // check bits no longer a multiple of 31
+        #expect(throws: InflateError.invalidZlibHeader(cmf: 0x78, flg: 0x02)) { try Inflater.inflateZlib(zlib, maxOutputBytes: 1 << 20) }
+        // Block type 3 is reserved.
+        let reserved = #expect(throws: InflateError.self) { try Inflater.inflateRaw([0x07, 0, 0], maxOutputBytes: 100) }
+        if case .invalidBlockType = reserved {} else { Issue.record("expected invalidBlockType, got \(String(describing: reserved))") }
+        // A back-reference before any output.
+        #expect(throws: InflateError.self) { try Inflater.inflateRaw([0x03, 0x02, 0x00], maxOutputBytes: 100) }
+    }
+
+    static let python3: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// zlib itself (through Python's standard library) produces dynamic-Huffman, fixed and
+    /// stored streams at several levels and strategies; all must inflate to the original.
+    @Test(.enabled(if: python3 != nil, "python3 is needed to produce reference zlib streams"))
+    func inflatesStreamsMadeByReferenceZlib() throws {
+        let script = """
+        import sys, zlib, random
+        random.seed(5)
+        data = bytes(random.choice(b'ACGT  \\n') for _ in range(60000)) + bytes(range(256)) * 40
+        out = sys.stdout.buffer
+        for level, strategy in [(0, 0), (1, 0), (6, 0), (9, 0), (9, 1), (9, 2), (9, 3), (9, 4)]:
+            c = zlib.compressobj(level, zlib.DEFLATED, 15, 9, strategy)
+            z = c.compress(data) + c.flush()
+            out.write(len(z).to_bytes(4, 'big') + z)
+        out.write(len(data).to_bytes(4, 'big') + data)
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python3!)
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        var records: [[UInt8]] = []
+        var offset = 0
+        while offset + 4 <= output.count {
+            let length = Int(output[offset]) << 24 | Int(output[offset + 1]) << 16 | Int(output[offset + 2]) << 8 | Int(output[offset + 3])
+            records.append(Array(output[(offset + 4)..<(offset + 4 + length)]))
+            offset += 4 + length
+        }
+        #expect(records.count == 9)
+        let original = records.removeLast()
+        for stream in records {
+            #expect(try Inflater.inflateZlib(stream, maxOutputBytes: original.count) == original)
+        }
+    }
+}
