@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
+        .library(name: "Deflate", targets: ["Deflate"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
@@ -31,11 +32,13 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
+        // Pure-Swift inflate (raw DEFLATE and zlib), shared by SMART Health Cards and image decoding.
+        .target(name: "Deflate", swiftSettings: strict),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "CZlib",
+                "FHIR", "ClinicalRecords", "Deflate", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -71,6 +74,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
