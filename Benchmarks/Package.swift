@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Benchmarks live in their own package so the library's build and tests stay light.
-// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|all]
+// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|shc|inflate|all]
 // The docs' signed-sample example: swift run sample-content-example [--signed]
 let package = Package(
     name: "HealthRecordsBenchmarks",
@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "HealthStore", package: "HealthRecords"),
                 .product(name: "SampleSignatures", package: "HealthRecords"),
                 .product(name: "SmartHealthCards", package: "HealthRecords"),
+                .product(name: "Deflate", package: "HealthRecords"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -1,21 +1,23 @@
 /// The DEFLATE decoder: block headers, stored blocks, and the table-driven Huffman loop.
 ///
-/// Memory safety without per-symbol traps: the fast loop runs only while at least 16 input
-/// bytes and 280 output bytes remain (enough for two word refills and three literals plus a
-/// 258-byte match written in 8-byte words); everything else goes through `slowStep`, which
-/// checks every read and write. Table lookups are masked to the table's size and distances are
+/// Memory safety without per-symbol traps: the fast loop runs only while at least 280 output
+/// bytes remain (enough for three literals plus a 258-byte match written in 8-byte words), and
+/// refills a word at a time only while 8 input bytes remain (then byte by byte, then with
+/// counted zero bytes); near the end of the output room `slowStep` checks every write. Table lookups are masked to the table's size and distances are
 /// checked against the output so far.
 struct Inflater {
     var bits: BitReader
     var out: OutputBuffer
     /// The next output byte.
     var next: UnsafeMutablePointer<UInt8>
-    private var tables: DynamicTables?
+    var tables: DynamicTables?
 
-    /// Output room the fast loop needs: 3 literals + a 258-byte match rounded up to words.
+    /// Input bytes left, per main-table entry, above which literal pairs are worth building.
+    nonisolated(unsafe) static var pairingThreshold = 1
+
+    /// Output room the fast loop needs: 3 entries of 2 literals (+1 spare byte) + a 258-byte match
+    /// rounded up to words.
     static let fastOutputMargin = 280
-    /// Input the fast loop needs: two word refills.
-    static let fastInputMargin = 16
 
     init(input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, capacity: Int, limit: Int) {
         bits = BitReader(input, count: count)
@@ -93,7 +95,7 @@ struct Inflater {
     private static let codeLengthOrder: [Int] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     /// Reads a dynamic block's code lengths and builds its tables; returns their index bits.
-    private mutating func dynamicHeader(_ t: DynamicTables) throws(InflateError) -> (Int, Int) {
+    mutating func dynamicHeader(_ t: DynamicTables) throws(InflateError) -> (Int, Int) {
         try bits.ensure(14)
         let literalLengthCount = Int(bits.take(5)) + 257
         let distanceCount = Int(bits.take(5)) + 1
@@ -124,36 +126,64 @@ struct Inflater {
 
         let total = literalLengthCount + distanceCount
         let codeLengthMask = UInt64(1) << UInt64(codeLengthBits) - 1
+        let codeLength = t.codeLength
+        var bitbuf = bits.buffer
+        var bitsleft = bits.count
+        var inNext = bits.next
+        var overread = bits.overread
+        let inEnd = bits.end
+        let literalLengthCounts = t.literalLengthCounts
+        let distanceCounts = t.distanceCounts
+        literalLengthCounts.update(repeating: 0, count: 16)
+        distanceCounts.update(repeating: 0, count: 16)
         var i = 0
+        var previous: UInt64 = 0
+        var failure: InflateError.Reason?
         while i < total {
             // A codeword (≤ 7 bits) and its extra bits (≤ 7).
-            try bits.ensure(14)
-            let entry = t.codeLength[Int(truncatingIfNeeded: bits.buffer & codeLengthMask)]
-            bits.consume(UInt64(entry & 0xFF))
-            let symbol = entry >> 16
-            if symbol < 16 {
-                lengths[i] = UInt8(truncatingIfNeeded: symbol)
-                i += 1
-                continue
+            if bitsleft < 14 && !Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) { throw .truncated }
+            let entry = codeLength[Int(truncatingIfNeeded: bitbuf & codeLengthMask)]
+            let saved = bitbuf
+            bitbuf &>>= UInt64(truncatingIfNeeded: entry)
+            bitsleft &-= UInt64(entry & 0xFF)
+            let count = Int(truncatingIfNeeded: (entry &>> 16) & 0xFF)
+                &+ Int(truncatingIfNeeded: (saved & (UInt64(1) &<< UInt64(entry & 0xFF) &- 1)) &>> UInt64((entry &>> 8) & 0xF))
+            let repeats = entry & HuffmanEntry.repeatPrevious != 0
+            if repeats && i == 0 { failure = .repeatWithoutPreviousLength; break }
+            let value = repeats ? previous : UInt64((entry &>> 24) & 0xF)
+            guard count <= total &- i else { failure = .repeatPastEnd; break }
+            // Whole words, two at once: the lengths buffer has room past the last length for the
+            // overshoot.
+            var p = UnsafeMutableRawPointer(lengths + i)
+            let word = value &* 0x0101_0101_0101_0101
+            p.storeBytes(of: word, as: UInt64.self)
+            (p + 8).storeBytes(of: word, as: UInt64.self)
+            if count > 16 {
+                let stop = p + count
+                p += 16
+                repeat {
+                    p.storeBytes(of: word, as: UInt64.self)
+                    p += 8
+                } while p < stop
             }
-            let value: UInt8
-            let repeatCount: Int
-            switch symbol {
-            case 16:
-                guard i > 0 else { throw corrupt(.repeatWithoutPreviousLength) }
-                value = lengths[i - 1]
-                repeatCount = 3 + Int(bits.take(2))
-            case 17:
-                value = 0
-                repeatCount = 3 + Int(bits.take(3))
-            default:
-                value = 0
-                repeatCount = 11 + Int(bits.take(7))
+            let end = i &+ count
+            if end <= literalLengthCount {
+                literalLengthCounts[Int(value)] &+= count
+            } else if i >= literalLengthCount {
+                distanceCounts[Int(value)] &+= count
+            } else {
+                literalLengthCounts[Int(value)] &+= literalLengthCount &- i
+                distanceCounts[Int(value)] &+= end &- literalLengthCount
             }
-            guard repeatCount <= total - i else { throw corrupt(.repeatPastEnd) }
-            (lengths + i).update(repeating: value, count: repeatCount)
-            i += repeatCount
+            previous = value
+            i = end
         }
+        bits.buffer = bitbuf
+        bits.count = bitsleft
+        bits.next = inNext
+        bits.overread = overread
+        if bits.consumedPastEnd { throw .truncated }
+        if let failure { throw .corrupt(failure) }
         if bits.consumedPastEnd { throw .truncated }
         guard lengths[256] != 0 else { throw .corrupt(.missingEndOfBlock) }
 
@@ -162,19 +192,24 @@ struct Inflater {
             literalLengthBits = try HuffmanEntry.literalLengthResults.withUnsafeBufferPointer { (r) throws(CodeLengthProblem) -> Int in
                 try HuffmanTableBuilder.build(
                     table: t.literalLength, capacity: TableSize.literalLengthEnough, maxTableBits: TableSize.literalLengthBits,
-                    lengths: lengths, symbolCount: literalLengthCount, results: r.baseAddress!, allowIncomplete: true,
-                    scratch: t.scratch)
+                    lengths: lengths, symbolCount: literalLengthCount, counts: t.literalLengthCounts,
+                    results: r.baseAddress!, allowIncomplete: true, scratch: t.scratch)
             }
         } catch {
             throw .corrupt(.invalidCodeLengths(.literalLength, error.defect))
+        }
+        // Pairing literals visits the whole main table: worth it when the input left is large
+        // enough for the block to be long.
+        if bits.available >= Self.pairingThreshold << literalLengthBits {
+            HuffmanTableBuilder.pairLiterals(t.literalLength, tableBits: literalLengthBits)
         }
         let distanceBits: Int
         do throws(CodeLengthProblem) {
             distanceBits = try HuffmanEntry.distanceResults.withUnsafeBufferPointer { (r) throws(CodeLengthProblem) -> Int in
                 try HuffmanTableBuilder.build(
                     table: t.distance, capacity: TableSize.distanceEnough, maxTableBits: TableSize.distanceBits,
-                    lengths: lengths + literalLengthCount, symbolCount: distanceCount, results: r.baseAddress!,
-                    allowIncomplete: true, scratch: t.scratch)
+                    lengths: lengths + literalLengthCount, symbolCount: distanceCount, counts: t.distanceCounts,
+                    results: r.baseAddress!, allowIncomplete: true, scratch: t.scratch)
             }
         } catch {
             throw .corrupt(.invalidCodeLengths(.distance, error.defect))
@@ -197,43 +232,52 @@ struct Inflater {
             var bitbuf = bits.buffer
             var bitsleft = bits.count
             var inNext = bits.next
+            var overread = bits.overread
             var outNext = next
             let outStart = out.start
             let outEnd = out.end
-            var failure: InflateError.Reason? = nil
+            var failure: FastLoopFailure? = nil
             var endOfBlock = false
 
-            fast: while inEnd - inNext >= Self.fastInputMargin && outEnd - outNext >= Self.fastOutputMargin {
-                bitbuf |= UnsafeRawPointer(inNext).loadUnaligned(as: UInt64.self).littleEndian &<< bitsleft
-                inNext += Int(truncatingIfNeeded: (63 &- bitsleft) &>> 3)
-                bitsleft |= 56
-
-                var entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
+            // The next literal/length entry is looked up ahead (from at least `literalLengthBits`
+            // valid bits), so the lookup overlaps refills and match copies.
+            var entry: UInt32 = 0
+            if outEnd - outNext >= Self.fastOutputMargin {
+                if Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) {
+                    entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
+                } else {
+                    failure = .truncatedInput
+                }
+            }
+            fast: while failure == nil && outEnd - outNext >= Self.fastOutputMargin {
+                if !Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) {
+                    failure = .truncatedInput
+                    break fast
+                }
                 if entry & HuffmanEntry.literal != 0 {
-                    // Up to three literals (3 × 15 bits) per refill.
-                    bitbuf &>>= UInt64(entry & 0xFF)
+                    // Up to three entries of one or two literals (≤ 15 bits each) per refill.
+                    bitbuf &>>= UInt64(truncatingIfNeeded: entry)  // the shift count is the low 6 bits
                     bitsleft &-= UInt64(entry & 0xFF)
-                    outNext.pointee = UInt8(truncatingIfNeeded: entry &>> 16)
-                    outNext += 1
+                    Self.storeLiterals(entry, &outNext)
                     entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
                     if entry & HuffmanEntry.literal != 0 {
-                        bitbuf &>>= UInt64(entry & 0xFF)
+                        bitbuf &>>= UInt64(truncatingIfNeeded: entry)
                         bitsleft &-= UInt64(entry & 0xFF)
-                        outNext.pointee = UInt8(truncatingIfNeeded: entry &>> 16)
-                        outNext += 1
+                        Self.storeLiterals(entry, &outNext)
                         entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
                         if entry & HuffmanEntry.literal != 0 {
-                            bitbuf &>>= UInt64(entry & 0xFF)
+                            bitbuf &>>= UInt64(truncatingIfNeeded: entry)
                             bitsleft &-= UInt64(entry & 0xFF)
-                            outNext.pointee = UInt8(truncatingIfNeeded: entry &>> 16)
-                            outNext += 1
+                            Self.storeLiterals(entry, &outNext)
+                            // At least 56 − 45 = 11 bits remain: enough to look ahead.
+                            entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
                             continue fast
                         }
                     }
                 }
                 // At least 56 − 30 bits remain: enough for a length (≤ 15 + 5 bits).
                 var saved = bitbuf
-                bitbuf &>>= UInt64(entry & 0xFF)
+                bitbuf &>>= UInt64(truncatingIfNeeded: entry)
                 bitsleft &-= UInt64(entry & 0xFF)
                 if entry & HuffmanEntry.exceptional != 0 {
                     if entry & HuffmanEntry.subtable != 0 {
@@ -241,11 +285,11 @@ struct Inflater {
                             &+ Int(truncatingIfNeeded: bitbuf & (UInt64(1) &<< UInt64((entry &>> 8) & 0xF) &- 1))
                         entry = literalLength[index]
                         saved = bitbuf
-                        bitbuf &>>= UInt64(entry & 0xFF)
+                        bitbuf &>>= UInt64(truncatingIfNeeded: entry)
                         bitsleft &-= UInt64(entry & 0xFF)
                         if entry & HuffmanEntry.literal != 0 {
-                            outNext.pointee = UInt8(truncatingIfNeeded: entry &>> 16)
-                            outNext += 1
+                            Self.storeLiterals(entry, &outNext)
+                            entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
                             continue fast
                         }
                     }
@@ -253,7 +297,7 @@ struct Inflater {
                         if entry & HuffmanEntry.endOfBlock != 0 {
                             endOfBlock = true
                         } else {
-                            failure = .invalidLiteralLengthSymbol
+                            failure = .corrupt(.invalidLiteralLengthSymbol)
                         }
                         break fast
                     }
@@ -262,14 +306,13 @@ struct Inflater {
                     &+ Int(truncatingIfNeeded: (saved & (UInt64(1) &<< UInt64(entry & 0xFF) &- 1)) &>> UInt64((entry &>> 8) & 0xF))
 
                 // A distance takes up to 15 + 13 bits.
-                if bitsleft < 28 {
-                    bitbuf |= UnsafeRawPointer(inNext).loadUnaligned(as: UInt64.self).littleEndian &<< bitsleft
-                    inNext += Int(truncatingIfNeeded: (63 &- bitsleft) &>> 3)
-                    bitsleft |= 56
+                if bitsleft < 28 && !Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) {
+                    failure = .truncatedInput
+                    break fast
                 }
                 entry = distance[Int(truncatingIfNeeded: bitbuf & distanceMask)]
                 saved = bitbuf
-                bitbuf &>>= UInt64(entry & 0xFF)
+                bitbuf &>>= UInt64(truncatingIfNeeded: entry)
                 bitsleft &-= UInt64(entry & 0xFF)
                 if entry & HuffmanEntry.exceptional != 0 {
                     if entry & HuffmanEntry.subtable != 0 {
@@ -277,11 +320,11 @@ struct Inflater {
                             &+ Int(truncatingIfNeeded: bitbuf & (UInt64(1) &<< UInt64((entry &>> 8) & 0xF) &- 1))
                         entry = distance[index]
                         saved = bitbuf
-                        bitbuf &>>= UInt64(entry & 0xFF)
+                        bitbuf &>>= UInt64(truncatingIfNeeded: entry)
                         bitsleft &-= UInt64(entry & 0xFF)
                     }
                     if entry & HuffmanEntry.exceptional != 0 {
-                        failure = .invalidDistanceSymbol
+                        failure = .corrupt(.invalidDistanceSymbol)
                         break fast
                     }
                 }
@@ -289,9 +332,15 @@ struct Inflater {
                     &+ Int(truncatingIfNeeded: (saved & (UInt64(1) &<< UInt64(entry & 0xFF) &- 1)) &>> UInt64((entry &>> 8) & 0xF))
                 let available = outNext - outStart
                 if offset > available {
-                    failure = .distanceTooFarBack(distance: offset, available: available)
+                    failure = .corrupt(.distanceTooFarBack(distance: offset, available: available))
                     break fast
                 }
+                // Look ahead before copying.
+                if bitsleft < 15 && !Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) {
+                    failure = .truncatedInput
+                    break fast
+                }
+                entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
                 Self.copyMatch(to: outNext, distance: offset, length: length)
                 outNext += length
             }
@@ -299,14 +348,85 @@ struct Inflater {
             bits.buffer = bitbuf
             bits.count = bitsleft
             bits.next = inNext
+            bits.overread = overread
             next = outNext
-            if let failure { throw .corrupt(failure) }
+            if let failure {
+                // Past the end of the input, any failure means the input ran out first.
+                if case .truncatedInput = failure { throw .truncated }
+                if case .corrupt(let reason) = failure { throw corrupt(reason) }
+            }
             if endOfBlock { return }
             if try slowStep(literalLength: literalLength, literalLengthMask: literalLengthMask,
                             distance: distance, distanceMask: distanceMask) {
                 return
             }
         }
+    }
+
+    /// Writes a literal entry's one or two bytes (always storing two: the fast loop's margin
+    /// covers the spare one).
+    @inline(__always)
+    private static func storeLiterals(_ entry: UInt32, _ outNext: inout UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(outNext).storeBytes(of: UInt16(truncatingIfNeeded: entry &>> 8).littleEndian, as: UInt16.self)
+        outNext += 1 &+ Int(truncatingIfNeeded: (entry &>> 30) & 1)
+    }
+
+    /// Why the fast loop stopped early.
+    private enum FastLoopFailure {
+        case corrupt(InflateError.Reason)
+        /// More than 8 zero bytes past the end of the input were needed.
+        case truncatedInput
+    }
+
+    /// Refills the bit buffer to at least 56 bits: a word at a time while 8 input bytes remain,
+    /// then a byte at a time, then with zero bytes it counts. Returns false once a zero byte has
+    /// certainly been consumed (the input is truncated).
+    @inline(__always)
+    private static func refill(
+        _ bitbuf: inout UInt64, _ bitsleft: inout UInt64, _ inNext: inout UnsafePointer<UInt8>,
+        _ inEnd: UnsafePointer<UInt8>, _ overread: inout UInt64
+    ) -> Bool {
+        if inEnd - inNext >= 8 {
+            bitbuf |= UnsafeRawPointer(inNext).loadUnaligned(as: UInt64.self).littleEndian &<< bitsleft
+            inNext += Int(truncatingIfNeeded: (63 &- bitsleft) &>> 3)
+            bitsleft |= 56
+            return true
+        }
+        guard let s = refillTail(TailState(bitbuf: bitbuf, bitsleft: bitsleft, inNext: inNext, overread: overread), inEnd) else {
+            return false
+        }
+        bitbuf = s.bitbuf
+        bitsleft = s.bitsleft
+        inNext = s.inNext
+        overread = s.overread
+        return true
+    }
+
+    /// The byte-at-a-time part of `refill`, out of line; takes and returns values (not `inout`)
+    /// so the fast loop's state can stay in registers.
+    @inline(never)
+    private static func refillTail(
+        _ state: TailState, _ inEnd: UnsafePointer<UInt8>
+    ) -> TailState? {
+        var s = state
+        while s.bitsleft <= 56 {
+            if s.inNext < inEnd {
+                s.bitbuf |= UInt64(s.inNext.pointee) &<< s.bitsleft
+                s.inNext += 1
+            } else {
+                if s.overread >= 8 { return nil }
+                s.overread &+= 1
+            }
+            s.bitsleft &+= 8
+        }
+        return s
+    }
+
+    private struct TailState {
+        var bitbuf: UInt64
+        var bitsleft: UInt64
+        var inNext: UnsafePointer<UInt8>
+        var overread: UInt64
     }
 
     /// Copies a match inside the output, in 8-byte words where the distance allows. May write
@@ -316,12 +436,16 @@ struct Inflater {
         var d = UnsafeMutableRawPointer(destination)
         let end = d + length
         if distance >= 8 {
+            // Five words cover most matches without a data-dependent branch.
             var s = UnsafeRawPointer(d - distance)
             d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
             (d + 8).storeBytes(of: (s + 8).loadUnaligned(as: UInt64.self), as: UInt64.self)
-            if length > 16 {
-                d += 16
-                s += 16
+            (d + 16).storeBytes(of: (s + 16).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            (d + 24).storeBytes(of: (s + 24).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            (d + 32).storeBytes(of: (s + 32).loadUnaligned(as: UInt64.self), as: UInt64.self)
+            if length > 40 {
+                d += 40
+                s += 40
                 repeat {
                     d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
                     d += 8
@@ -344,14 +468,14 @@ struct Inflater {
         }
     }
 
-    /// Decodes one symbol with every read and write checked (near the end of the input or of
-    /// the output room). Returns true at the end of the block.
+    /// Decodes one symbol with every read and write checked (near the end of the output room).
+    /// Returns true at the end of the block.
     private mutating func slowStep(
         literalLength: UnsafePointer<UInt32>, literalLengthMask: UInt64,
         distance: UnsafePointer<UInt32>, distanceMask: UInt64
     ) throws(InflateError) -> Bool {
-        // Out of output room with input to spare: grow now so the fast loop can go on.
-        if bits.available >= Self.fastInputMargin, out.end - next < Self.fastOutputMargin, out.end - out.start < out.limit {
+        // Out of output room: grow now (if the limit allows) so the fast loop can go on.
+        if out.end - next < Self.fastOutputMargin, out.end - out.start < out.limit {
             try out.grow(next: &next, needed: min(Self.fastOutputMargin, out.limit - produced))
             return false
         }
@@ -359,16 +483,18 @@ struct Inflater {
         var entry = literalLength[Int(truncatingIfNeeded: bits.buffer & literalLengthMask)]
         var saved = bits.buffer
         bits.consume(UInt64(entry & 0xFF))
-        if entry & HuffmanEntry.subtable != 0 {
+        if entry & HuffmanEntry.literal == 0 && entry & HuffmanEntry.subtable != 0 {
             entry = literalLength[Int(truncatingIfNeeded: entry >> 16) + Int(truncatingIfNeeded: bits.peek(UInt64((entry >> 8) & 0xF)))]
             saved = bits.buffer
             bits.consume(UInt64(entry & 0xFF))
         }
         if bits.consumedPastEnd { throw .truncated }
         if entry & HuffmanEntry.literal != 0 {
-            if next == out.end { try out.grow(next: &next, needed: 1) }
-            next.pointee = UInt8(truncatingIfNeeded: entry >> 16)
-            next += 1
+            let count = 1 + Int((entry >> 30) & 1)
+            if out.end - next < count { try out.grow(next: &next, needed: count) }
+            next[0] = UInt8(truncatingIfNeeded: entry >> 8)
+            if count == 2 { next[1] = UInt8(truncatingIfNeeded: entry >> 16) }
+            next += count
             return false
         }
         if entry & HuffmanEntry.exceptional != 0 {
