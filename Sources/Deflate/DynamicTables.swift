@@ -7,15 +7,11 @@ struct DynamicTables {
     /// Code lengths as read: 286 literal/length then 30 distance (336 with room for repeats
     /// written two words at a time), the first 19 doubling as the code-length code's lengths.
     let lengths: UnsafeMutablePointer<UInt8>
-    /// Codeword counts per length (index 0 unused) of the literal/length and distance codes,
-    /// counted while their lengths are read.
-    let literalLengthCounts: UnsafeMutablePointer<Int>
-    let distanceCounts: UnsafeMutablePointer<Int>
     let scratch: BuilderScratch
     private let memory: UnsafeMutableRawPointer
 
     private static let entryCount = TableSize.literalLengthEnough + TableSize.distanceEnough + TableSize.codeLengthEnough
-    private static let wordCount = 96 + 16 + 16
+    private static let wordCount = 96
     private static let byteCount = entryCount * 4 + wordCount * 8 + 288 * 2 + 336
 
     init() {
@@ -28,8 +24,6 @@ struct DynamicTables {
         let words = countsAt.bindMemory(to: Int.self, capacity: Self.wordCount)
         let sorted = (countsAt + Self.wordCount * 8).bindMemory(to: UInt16.self, capacity: 288)
         scratch = BuilderScratch(work: words, sorted: sorted)
-        literalLengthCounts = words + 96
-        distanceCounts = words + 112
         lengths = (countsAt + Self.wordCount * 8 + 288 * 2).bindMemory(to: UInt8.self, capacity: 336)
     }
 

@@ -64,6 +64,25 @@ enum HuffmanEntry {
     static let repeatPrevious: UInt32 = 1 << 29
 }
 
+/// The symbol tables above as raw pointers, so building a table needs no array access.
+struct SymbolResults: @unchecked Sendable {
+    let literalLength: UnsafeMutablePointer<UInt32>
+    let distance: UnsafeMutablePointer<UInt32>
+    let codeLength: UnsafeMutablePointer<UInt32>
+
+    /// Made on first use; never freed.
+    static let shared = SymbolResults()
+
+    private init() {
+        literalLength = .allocate(capacity: 288)
+        literalLength.initialize(from: HuffmanEntry.literalLengthResults, count: 288)
+        distance = .allocate(capacity: 32)
+        distance.initialize(from: HuffmanEntry.distanceResults, count: 32)
+        codeLength = .allocate(capacity: 19)
+        codeLength.initialize(from: HuffmanEntry.codeLengthResults, count: 19)
+    }
+}
+
 /// Table sizes. The "enough" figures are zlib's `enough` bounds for codes of at most 15 bits,
 /// as libdeflate uses them: 288 symbols with an 11-bit main table, 32 with 8, 19 with 7.
 enum TableSize {
@@ -94,23 +113,16 @@ enum HuffmanTableBuilder {
     ///
     /// - Parameters:
     ///   - maxTableBits: the main table's index bits at most; fewer if no codeword is that long.
-    ///   - counts: how many codewords have each length 1…15 (index 0 unused), if the caller
-    ///     counted them already; otherwise they are counted here.
     ///   - allowIncomplete: whether a code with a single 1-bit codeword (or none) is accepted,
     ///     as zlib accepts for the literal/length and distance codes but not the code-length code.
     /// - Returns: the main table's index bits.
     static func build(
         table: UnsafeMutablePointer<UInt32>, capacity: Int, maxTableBits: Int,
-        lengths: UnsafePointer<UInt8>, symbolCount: Int, counts known: UnsafePointer<Int>? = nil,
-        results: UnsafePointer<UInt32>, allowIncomplete: Bool, scratch: BuilderScratch
+        lengths: UnsafePointer<UInt8>, symbolCount: Int, results: UnsafePointer<UInt32>,
+        allowIncomplete: Bool, scratch: BuilderScratch
     ) throws(CodeLengthProblem) -> Int {
-        let counts: UnsafePointer<Int>
-        if let known {
-            counts = known
-        } else {
-            countLengths(lengths, symbolCount, into: scratch.work + 64, scratch: scratch.work)
-            counts = UnsafePointer(scratch.work + 64)
-        }
+        let counts = scratch.work + 64
+        countLengths(lengths, symbolCount, into: counts, scratch: scratch.work)
         let offsets = scratch.work + 80
 
         var left = 1
@@ -333,20 +345,17 @@ struct FixedTables: @unchecked Sendable {
         let sorted = UnsafeMutablePointer<UInt16>.allocate(capacity: 288)
         defer { work.deallocate(); sorted.deallocate() }
         let scratch = BuilderScratch(work: work, sorted: sorted)
+        let results = SymbolResults.shared
         do {
             literalLengthBits = try lengths.withUnsafeBufferPointer { l in
-                try HuffmanEntry.literalLengthResults.withUnsafeBufferPointer { r in
-                    try HuffmanTableBuilder.build(
-                        table: literalLengthTable, capacity: 512, maxTableBits: 9, lengths: l.baseAddress!,
-                        symbolCount: 288, results: r.baseAddress!, allowIncomplete: false, scratch: scratch)
-                }
+                try HuffmanTableBuilder.build(
+                    table: literalLengthTable, capacity: 512, maxTableBits: 9, lengths: l.baseAddress!,
+                    symbolCount: 288, results: results.literalLength, allowIncomplete: false, scratch: scratch)
             }
             distanceBits = try distanceLengths.withUnsafeBufferPointer { l in
-                try HuffmanEntry.distanceResults.withUnsafeBufferPointer { r in
-                    try HuffmanTableBuilder.build(
-                        table: distanceTable, capacity: 32, maxTableBits: 5, lengths: l.baseAddress!,
-                        symbolCount: 32, results: r.baseAddress!, allowIncomplete: false, scratch: scratch)
-                }
+                try HuffmanTableBuilder.build(
+                    table: distanceTable, capacity: 32, maxTableBits: 5, lengths: l.baseAddress!,
+                    symbolCount: 32, results: results.distance, allowIncomplete: false, scratch: scratch)
             }
         } catch {
             fatalError("the fixed Huffman codes are complete: \(error)")

@@ -10,10 +10,10 @@ struct Inflater {
     var out: OutputBuffer
     /// The next output byte.
     var next: UnsafeMutablePointer<UInt8>
-    var tables: DynamicTables?
+    private var tables: DynamicTables?
 
-    /// Input bytes left, per main-table entry, above which literal pairs are worth building.
-    nonisolated(unsafe) static var pairingThreshold = 1
+    /// Input bytes left, per main-table entry, from which literal pairs are worth building.
+    static let pairingThreshold = 1
 
     /// Output room the fast loop needs: 3 entries of 2 literals (+1 spare byte) + a 258-byte match
     /// rounded up to words.
@@ -95,7 +95,8 @@ struct Inflater {
     private static let codeLengthOrder: [Int] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     /// Reads a dynamic block's code lengths and builds its tables; returns their index bits.
-    mutating func dynamicHeader(_ t: DynamicTables) throws(InflateError) -> (Int, Int) {
+    private mutating func dynamicHeader(_ t: DynamicTables) throws(InflateError) -> (Int, Int) {
+        let results = SymbolResults.shared
         try bits.ensure(14)
         let literalLengthCount = Int(bits.take(5)) + 257
         let distanceCount = Int(bits.take(5)) + 1
@@ -115,11 +116,9 @@ struct Inflater {
 
         let codeLengthBits: Int
         do throws(CodeLengthProblem) {
-            codeLengthBits = try HuffmanEntry.codeLengthResults.withUnsafeBufferPointer { (r) throws(CodeLengthProblem) -> Int in
-                try HuffmanTableBuilder.build(
-                    table: t.codeLength, capacity: TableSize.codeLengthEnough, maxTableBits: TableSize.codeLengthBits,
-                    lengths: lengths, symbolCount: 19, results: r.baseAddress!, allowIncomplete: false, scratch: t.scratch)
-            }
+            codeLengthBits = try HuffmanTableBuilder.build(
+                table: t.codeLength, capacity: TableSize.codeLengthEnough, maxTableBits: TableSize.codeLengthBits,
+                lengths: lengths, symbolCount: 19, results: results.codeLength, allowIncomplete: false, scratch: t.scratch)
         } catch {
             throw corrupt(.invalidCodeLengths(.codeLength, error.defect))
         }
@@ -132,10 +131,8 @@ struct Inflater {
         var inNext = bits.next
         var overread = bits.overread
         let inEnd = bits.end
-        let literalLengthCounts = t.literalLengthCounts
-        let distanceCounts = t.distanceCounts
-        literalLengthCounts.update(repeating: 0, count: 16)
-        distanceCounts.update(repeating: 0, count: 16)
+
+
         var i = 0
         var previous: UInt64 = 0
         var failure: InflateError.Reason?
@@ -167,14 +164,6 @@ struct Inflater {
                 } while p < stop
             }
             let end = i &+ count
-            if end <= literalLengthCount {
-                literalLengthCounts[Int(value)] &+= count
-            } else if i >= literalLengthCount {
-                distanceCounts[Int(value)] &+= count
-            } else {
-                literalLengthCounts[Int(value)] &+= literalLengthCount &- i
-                distanceCounts[Int(value)] &+= end &- literalLengthCount
-            }
             previous = value
             i = end
         }
@@ -184,17 +173,14 @@ struct Inflater {
         bits.overread = overread
         if bits.consumedPastEnd { throw .truncated }
         if let failure { throw .corrupt(failure) }
-        if bits.consumedPastEnd { throw .truncated }
         guard lengths[256] != 0 else { throw .corrupt(.missingEndOfBlock) }
 
         let literalLengthBits: Int
         do throws(CodeLengthProblem) {
-            literalLengthBits = try HuffmanEntry.literalLengthResults.withUnsafeBufferPointer { (r) throws(CodeLengthProblem) -> Int in
-                try HuffmanTableBuilder.build(
-                    table: t.literalLength, capacity: TableSize.literalLengthEnough, maxTableBits: TableSize.literalLengthBits,
-                    lengths: lengths, symbolCount: literalLengthCount, counts: t.literalLengthCounts,
-                    results: r.baseAddress!, allowIncomplete: true, scratch: t.scratch)
-            }
+            literalLengthBits = try HuffmanTableBuilder.build(
+                table: t.literalLength, capacity: TableSize.literalLengthEnough, maxTableBits: TableSize.literalLengthBits,
+                lengths: lengths, symbolCount: literalLengthCount,
+                results: results.literalLength, allowIncomplete: true, scratch: t.scratch)
         } catch {
             throw .corrupt(.invalidCodeLengths(.literalLength, error.defect))
         }
@@ -205,12 +191,10 @@ struct Inflater {
         }
         let distanceBits: Int
         do throws(CodeLengthProblem) {
-            distanceBits = try HuffmanEntry.distanceResults.withUnsafeBufferPointer { (r) throws(CodeLengthProblem) -> Int in
-                try HuffmanTableBuilder.build(
-                    table: t.distance, capacity: TableSize.distanceEnough, maxTableBits: TableSize.distanceBits,
-                    lengths: lengths + literalLengthCount, symbolCount: distanceCount, counts: t.distanceCounts,
-                    results: r.baseAddress!, allowIncomplete: true, scratch: t.scratch)
-            }
+            distanceBits = try HuffmanTableBuilder.build(
+                table: t.distance, capacity: TableSize.distanceEnough, maxTableBits: TableSize.distanceBits,
+                lengths: lengths + literalLengthCount, symbolCount: distanceCount,
+                results: results.distance, allowIncomplete: true, scratch: t.scratch)
         } catch {
             throw .corrupt(.invalidCodeLengths(.distance, error.defect))
         }
