@@ -1,10 +1,11 @@
 /// The DEFLATE decoder: block headers, stored blocks, and the table-driven Huffman loop.
 ///
 /// Memory safety without per-symbol traps: the fast loop runs only while at least 280 output
-/// bytes remain (enough for three literals plus a 258-byte match written in 8-byte words), and
-/// refills a word at a time only while 8 input bytes remain (then byte by byte, then with
-/// counted zero bytes); near the end of the output room `slowStep` checks every write. Table lookups are masked to the table's size and distances are
-/// checked against the output so far.
+/// bytes remain (enough for three literal entries plus a 258-byte match written in 8-byte
+/// words), and refills a word at a time only while 8 input bytes remain (then byte by byte, then
+/// with counted zero bytes); near the end of the output room `slowStep` checks every write.
+/// Table lookups are masked to the table's size and distances are checked against the output
+/// so far.
 struct Inflater {
     var bits: BitReader
     var out: OutputBuffer
@@ -131,8 +132,6 @@ struct Inflater {
         var inNext = bits.next
         var overread = bits.overread
         let inEnd = bits.end
-
-
         var i = 0
         var previous: UInt64 = 0
         var failure: InflateError.Reason?
@@ -163,9 +162,8 @@ struct Inflater {
                     p += 8
                 } while p < stop
             }
-            let end = i &+ count
             previous = value
-            i = end
+            i &+= count
         }
         bits.buffer = bitbuf
         bits.count = bitsleft
@@ -184,8 +182,8 @@ struct Inflater {
         } catch {
             throw .corrupt(.invalidCodeLengths(.literalLength, error.defect))
         }
-        // Pairing literals visits the whole main table: worth it when the input left is large
-        // enough for the block to be long.
+        // Pairing literals visits the whole main table: worth it only when the input left is
+        // large enough for the block to be long (not for a card's payload).
         if bits.available >= Self.pairingThreshold << literalLengthBits {
             HuffmanTableBuilder.pairLiterals(t.literalLength, tableBits: literalLengthBits)
         }
