@@ -67,14 +67,14 @@ public enum Inflate {
         guard let base = input.baseAddress, input.count > 0 else { throw .truncated }
         let limit = max(0, limit)
         // Most DEFLATE data inflates to under 4× its size; a good guess means no copy at the end.
-        let guess = max(1, min(limit, max(input.count &* 4, 1024)))
+        let guess = min(limit, max(input.count &* 4, 1024))
         var failure: InflateError?
         var moved: [UInt8]?
         var consumed = 0
-        let direct = [UInt8](unsafeUninitializedCapacity: guess) { buffer, count in
+        let direct = [UInt8](unsafeUninitializedCapacity: guess + OutputBuffer.slack) { buffer, count in
             var inflater = Inflater(
                 input: base.assumingMemoryBound(to: UInt8.self), count: input.count,
-                output: buffer.baseAddress!, capacity: buffer.count, limit: limit)
+                output: buffer.baseAddress!, physicalCapacity: buffer.count, limit: limit)
             defer { inflater.release() }
             do throws(InflateError) {
                 consumed = try inflater.run()

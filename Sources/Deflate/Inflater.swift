@@ -1,11 +1,11 @@
 /// The DEFLATE decoder: block headers, stored blocks, and the table-driven Huffman loop.
 ///
-/// Memory safety without per-symbol traps: the fast loop runs only while at least 280 output
-/// bytes remain (enough for three literal entries plus a 258-byte match written in 8-byte
-/// words), and refills a word at a time only while 8 input bytes remain (then byte by byte, then
-/// with counted zero bytes); near the end of the output room `slowStep` checks every write.
-/// Table lookups are masked to the table's size and distances are checked against the output
-/// so far.
+/// Memory safety without per-symbol traps: the Huffman loop runs while the next output byte is
+/// within the output's room, which has `OutputBuffer.slack` bytes of memory beyond it (enough
+/// for one iteration: three literal entries and a 258-byte match written in 8-byte words), and
+/// refills a word at a time only while 8 input bytes remain (then byte by byte, then with
+/// counted zero bytes). When it leaves the room the output grows, or stops at the limit. Table
+/// lookups are masked to the table's size and distances are checked against the output so far.
 struct Inflater {
     var bits: BitReader
     var out: OutputBuffer
@@ -16,13 +16,10 @@ struct Inflater {
     /// Input bytes left, per main-table entry, from which literal pairs are worth building.
     static let pairingThreshold = 1
 
-    /// Output room the fast loop needs: 3 entries of 2 literals (+1 spare byte) + a 258-byte match
-    /// rounded up to words.
-    static let fastOutputMargin = 280
-
-    init(input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, capacity: Int, limit: Int) {
+    /// Decodes into `output`, `physicalCapacity` bytes including `OutputBuffer.slack`.
+    init(input: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>, physicalCapacity: Int, limit: Int) {
         bits = BitReader(input, count: count)
-        out = OutputBuffer(borrowing: output, capacity: capacity, limit: limit)
+        out = OutputBuffer(borrowing: output, physicalCapacity: physicalCapacity, limit: limit)
         next = output
     }
 
@@ -224,14 +221,14 @@ struct Inflater {
             // The next literal/length entry is looked up ahead (from at least `literalLengthBits`
             // valid bits), so the lookup overlaps refills and match copies.
             var entry: UInt32 = 0
-            if outEnd - outNext >= Self.fastOutputMargin {
+            if outNext <= outEnd {
                 if Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) {
                     entry = literalLength[Int(truncatingIfNeeded: bitbuf & literalLengthMask)]
                 } else {
                     failure = .truncatedInput
                 }
             }
-            fast: while failure == nil && outEnd - outNext >= Self.fastOutputMargin {
+            fast: while failure == nil && outNext <= outEnd {
                 if !Self.refill(&bitbuf, &bitsleft, &inNext, inEnd, &overread) {
                     failure = .truncatedInput
                     break fast
@@ -337,10 +334,19 @@ struct Inflater {
                 if case .truncatedInput = failure { throw .truncated }
                 if case .corrupt(let reason) = failure { throw corrupt(reason) }
             }
-            if endOfBlock { return }
-            if try slowStep(literalLength: literalLength, literalLengthMask: literalLengthMask,
-                            distance: distance, distanceMask: distanceMask) {
+            // Output past the limit made from bits past the end of the input means the input
+            // ran out first.
+            if endOfBlock {
+                // The last iteration may have gone past the room, into the slack.
+                if produced > out.limit { throw bits.consumedPastEnd ? .truncated : .outputTooLarge(limit: out.limit) }
                 return
+            }
+            // Out of room (the next byte is past it): grow, or stop past the limit. (Output of
+            // exactly the limit is fine: the next symbol may end the block.)
+            do {
+                try out.grow(next: &next, needed: 0)
+            } catch {
+                throw bits.consumedPastEnd ? .truncated : error
             }
         }
     }
@@ -448,66 +454,6 @@ struct Inflater {
                 p += 1
             } while p < stop
         }
-    }
-
-    /// Decodes one symbol with every read and write checked (near the end of the output room).
-    /// Returns true at the end of the block.
-    private mutating func slowStep(
-        literalLength: UnsafePointer<UInt32>, literalLengthMask: UInt64,
-        distance: UnsafePointer<UInt32>, distanceMask: UInt64
-    ) throws(InflateError) -> Bool {
-        // Out of output room: grow now (if the limit allows) so the fast loop can go on.
-        if out.end - next < Self.fastOutputMargin, out.end - out.start < out.limit {
-            try out.grow(next: &next, needed: min(Self.fastOutputMargin, out.limit - produced))
-            return false
-        }
-        try bits.ensure(20)
-        var entry = literalLength[Int(truncatingIfNeeded: bits.buffer & literalLengthMask)]
-        var saved = bits.buffer
-        bits.consume(UInt64(entry & 0xFF))
-        if entry & HuffmanEntry.literal == 0 && entry & HuffmanEntry.subtable != 0 {
-            entry = literalLength[Int(truncatingIfNeeded: entry >> 16) + Int(truncatingIfNeeded: bits.peek(UInt64((entry >> 8) & 0xF)))]
-            saved = bits.buffer
-            bits.consume(UInt64(entry & 0xFF))
-        }
-        if bits.consumedPastEnd { throw .truncated }
-        if entry & HuffmanEntry.literal != 0 {
-            let count = 1 + Int((entry >> 30) & 1)
-            if out.end - next < count { try out.grow(next: &next, needed: count) }
-            next[0] = UInt8(truncatingIfNeeded: entry >> 8)
-            if count == 2 { next[1] = UInt8(truncatingIfNeeded: entry >> 16) }
-            next += count
-            return false
-        }
-        if entry & HuffmanEntry.exceptional != 0 {
-            if entry & HuffmanEntry.endOfBlock != 0 { return true }
-            throw .corrupt(.invalidLiteralLengthSymbol)
-        }
-        let length = Int(entry >> 16) + Int((saved & (UInt64(1) << UInt64(entry & 0xFF) - 1)) >> UInt64((entry >> 8) & 0xF))
-
-        try bits.ensure(28)
-        entry = distance[Int(truncatingIfNeeded: bits.buffer & distanceMask)]
-        saved = bits.buffer
-        bits.consume(UInt64(entry & 0xFF))
-        if entry & HuffmanEntry.subtable != 0 {
-            entry = distance[Int(truncatingIfNeeded: entry >> 16) + Int(truncatingIfNeeded: bits.peek(UInt64((entry >> 8) & 0xF)))]
-            saved = bits.buffer
-            bits.consume(UInt64(entry & 0xFF))
-        }
-        if bits.consumedPastEnd { throw .truncated }
-        if entry & HuffmanEntry.exceptional != 0 { throw .corrupt(.invalidDistanceSymbol) }
-        let offset = Int(entry >> 16) + Int((saved & (UInt64(1) << UInt64(entry & 0xFF) - 1)) >> UInt64((entry >> 8) & 0xF))
-        let available = produced
-        guard offset <= available else { throw .corrupt(.distanceTooFarBack(distance: offset, available: available)) }
-        if out.end - next < length { try out.grow(next: &next, needed: length) }
-        var p = next
-        let stop = next + length
-        repeat {
-            p.pointee = (p - offset).pointee
-            p += 1
-        } while p < stop
-        next = stop
-        return false
     }
 }
 

@@ -38,6 +38,19 @@ import Testing
         }
     }
 
+    @Test func acceptsOutputOfExactlyTheLimitWhenTheOutputHadToGrow() throws {
+        // Highly compressible data outgrows the first guess (4× the input), so the output grows,
+        // possibly ending exactly at the limit right where the room runs out.
+        var g = SplitMix64(seed: 99)
+        for _ in 0..<300 {
+            let count = 1_000 + Int(g.next() % 20_000)
+            let data = TestData.runs(count, seed: g.next())
+            let stream = ZlibOracle.compress(data, level: 9)
+            #expect(try Inflate.raw(stream, limit: count) == data, "\(count) bytes")
+            #expect(throws: InflateError.outputTooLarge(limit: count - 1)) { try Inflate.raw(stream, limit: count - 1) }
+        }
+    }
+
     @Test func neverCrashesOnRandomBytes() {
         var g = SplitMix64(seed: 0xDEF1A7E)
         for i in 0..<4_000 {
