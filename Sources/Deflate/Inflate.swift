@@ -67,7 +67,7 @@ public enum Inflate {
         guard let base = input.baseAddress, input.count > 0 else { throw .truncated }
         let limit = max(0, limit)
         // Most DEFLATE data inflates to under 4× its size; a good guess means no copy at the end.
-        let guess = min(limit, max(input.count &* 4, 1024))
+        let guess = min(limit, max(min(input.count, Int.max / 8) * 4, 1024))
         var failure: InflateError?
         var moved: [UInt8]?
         var consumed = 0
