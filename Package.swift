@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
+        .library(name: "Deflate", targets: ["Deflate"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
@@ -33,11 +34,13 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
+        // Pure-Swift inflate (raw DEFLATE and zlib), shared by SMART Health Cards and image decoding.
+        .target(name: "Deflate", swiftSettings: strict),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "CZlib",
+                "FHIR", "ClinicalRecords", "Deflate", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -79,6 +82,7 @@ let package = Package(
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
