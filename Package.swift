@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
     dependencies: [
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "FHIR", swiftSettings: strict),
@@ -61,10 +63,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "HealthStorePostgres",
+            dependencies: [
+                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures",
+                "FHIR", "ClinicalRecords", "HealthStore", "HealthStorePostgres", "SampleSignatures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -85,7 +96,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthStoreTests",
-            dependencies: ["HealthStore", "SampleSignatures", "SmartHealthCards", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
