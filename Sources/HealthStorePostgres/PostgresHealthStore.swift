@@ -116,16 +116,26 @@ public final class PostgresHealthStore: HealthStore, KeyedStore {
         let person = try PostgresStoreURL.checkedPerson(person)
         let location = "\(database.url.redacted)?person=\(person.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? person)"
         try await database.migrate()
-        try await database.withDirectConnection { session in
-            var q = PGQuery("INSERT INTO person (person_id, anchor, created_date) VALUES (")
-            q += q.bind(person) + ", 0, " + q.bind(Date().timeIntervalSince1970) + ") ON CONFLICT (person_id) DO NOTHING"
-            try await session.run(q)
-        }
+        var q = PGQuery("INSERT INTO person (person_id, anchor, created_date) VALUES (")
+        q += q.bind(person) + ", 0, " + q.bind(Date().timeIntervalSince1970) + ") ON CONFLICT (person_id) DO NOTHING"
+        let insert = q
+        try await pooled(database, location: location) { session in try await session.run(insert) }
         return location
     }
 
     static func envelope(_ database: PostgresHealthDatabase, person: String, location: String) async throws(HealthStoreError) -> KeyEnvelope? {
-        try await database.withDirectConnection { session in try await PostgresKeyStorage.load(person: person, session) }
+        try await pooled(database, location: location) { session in try await PostgresKeyStorage.load(person: person, session) }
+    }
+
+    /// Runs work on a pooled connection while opening a store (the schema is in place by then).
+    static func pooled<T: Sendable>(
+        _ database: PostgresHealthDatabase, location: String, _ body: (PGSession) async throws -> T
+    ) async throws(HealthStoreError) -> T {
+        do {
+            return try await database.client.withConnection { try await body(PGSession(connection: $0, logger: database.logger)) }
+        } catch {
+            throw PostgresErrors.map(error, location: location) as? HealthStoreError ?? .cannotOpen(path: location, reason: "\(error)")
+        }
     }
 
     // MARK: Plumbing

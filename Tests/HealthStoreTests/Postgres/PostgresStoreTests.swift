@@ -173,23 +173,31 @@ struct PostgresStoreTests {
         let holder = try await store(person)
         let impatient = try await store(person, lockTimeout: .milliseconds(200))
         let started = Mutex(false)
-        final class SlowProducer: ResourceProducer, @unchecked Sendable {
+        let release = DispatchSemaphore(value: 0)
+        /// Holds the import (and so the person's lock) open until the test releases it.
+        final class HoldingProducer: ResourceProducer, @unchecked Sendable {
             var done = false
             let started: @Sendable () -> Void
-            init(started: @escaping @Sendable () -> Void) { self.started = started }
+            let release: DispatchSemaphore
+            init(release: DispatchSemaphore, started: @escaping @Sendable () -> Void) {
+                self.release = release
+                self.started = started
+            }
             func next() throws -> ClassifiedResource? {
                 if done { return nil }
                 done = true
                 started()
-                Thread.sleep(forTimeInterval: 1.5)
+                _ = release.wait(timeout: .now() + 60)
                 return try RecordBuilder().classify(try FHIRResource(data: Data(Make.observation("slow").utf8)))
             }
         }
-        let slow = Task { try await holder.importResources(source: RecordSource(identifier: "a"), from: SlowProducer { started.withLock { $0 = true } }) }
+        let producer = HoldingProducer(release: release) { started.withLock { $0 = true } }
+        let slow = Task { try await holder.importResources(source: RecordSource(identifier: "a"), from: producer) }
         while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: HealthStoreError.storeBusy(path: impatient.location)) {
             try await impatient.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
         }
+        release.signal()
         #expect(try await slow.value.inserted == 1)
     }
 
