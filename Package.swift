@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
     dependencies: [
@@ -25,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "FHIR", swiftSettings: strict),
@@ -69,10 +71,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "HealthStorePostgres",
+            dependencies: [
+                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
+                "FHIR", "ClinicalRecords", "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -96,7 +107,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthStoreTests",
-            dependencies: ["HealthStore", "SampleSignatures", "SmartHealthCards", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
