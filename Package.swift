@@ -58,7 +58,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "QRCode", swiftSettings: strict),
+        .target(name: "QRCode", dependencies: ["Deflate"], swiftSettings: strict),
         .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode"], swiftSettings: strict),
         .executableTarget(name: "qrmatrix", dependencies: ["QRCode"], swiftSettings: strict),
         .target(
@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),

@@ -1,3 +1,5 @@
+import Deflate
+
 /// A small DEFLATE compressor: greedy LZ77 over a 32 KiB window with hash chains,
 /// emitted as one fixed-Huffman block. Rendered QR images are long runs and repeated
 /// rows, which this handles well without the cost of dynamic Huffman tables.

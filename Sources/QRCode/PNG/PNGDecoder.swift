@@ -1,3 +1,4 @@
+import Deflate
 import Foundation
 
 /// Decodes PNG files of every standard colour type, bit depth and interlacing into a
@@ -42,8 +43,8 @@ public enum PNGDecoder {
         }
         var raw: [UInt8]
         do {
-            raw = try Inflater.inflateZlib(parts.imageData, maxOutputBytes: expected)
-        } catch .outputLimitExceeded {
+            raw = try Inflate.zlib(parts.imageData, limit: expected)
+        } catch .outputTooLarge {
             throw PNGError.imageDataTooLong(expected: expected)
         } catch {
             throw PNGError.compressedData(error)

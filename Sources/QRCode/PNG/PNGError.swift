@@ -1,3 +1,4 @@
+import Deflate
 /// Why a PNG could not be decoded. Offsets are byte offsets into the PNG file.
 public enum PNGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file does not start with the 8-byte PNG signature.
