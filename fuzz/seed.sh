@@ -12,7 +12,7 @@ for f in "$shared"/data/fhir/r4-examples/*.json; do
   n=$((n + 1))
 done
 cp "$shared"/data/fhir/dstu2/custom/hspc-bilirubin-chart.json "$seeds/FuzzFHIR/"
-head -c 60000 "$shared"/data/fhir/ndjson/Condition.000.ndjson | head -3 | tail -1 > "$seeds/FuzzFHIR/ndjson-line.json"
+sed -n 3p "$shared"/data/fhir/ndjson/Condition.000.ndjson > "$seeds/FuzzFHIR/ndjson-line.json"
 for d in shc-spec shc-hl7-ig; do
   for f in "$shared"/vectors/$d/example-0*-d-jws.txt; do cp "$f" "$seeds/FuzzJWS/$d-$(basename "$f")"; cp "$f" "$seeds/FuzzSHCVerify/$d-$(basename "$f")"; done
   for f in "$shared"/vectors/$d/example-0*-e-file.smart-health-card; do cp "$f" "$seeds/FuzzSHCVerify/$d-$(basename "$f")"; done
