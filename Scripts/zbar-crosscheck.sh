@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-checks our QR encoder and reader against zbarimg (an independent decoder):
-# every PNG `qrmatrix` writes must read back as its expected text in zbarimg AND in our
+# every PNG `qrmatrix --full` writes (versions 1–40 × L/M/Q/H × module sizes 2–8) must read back as its expected text in zbarimg AND in our
 # own reader; the spec's real PNGs must read as their .qr.txt files in both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ swift build -c release --product qrmatrix >/dev/null
 BIN="$(swift build -c release --show-bin-path)/qrmatrix"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-"$BIN" "$OUT"
+"$BIN" "$OUT" --full
 
 # zbarimg --raw ends each symbol with a newline; our reader prints one line per symbol
 # too. Files are compared byte for byte against the expected text plus that newline.

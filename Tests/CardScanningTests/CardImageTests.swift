@@ -9,7 +9,7 @@ import TestSupport
     let spec = "vectors/shc/spec-examples-2021"
 
     @Test(arguments: ["example-00_2021-05_qr", "legacy-2021-03_reference_pdf_vaccine"])
-    func readsTheRealSpecImages(_ name: String) throws {
+    func readsTheRealSpecImages(_ name: String) async throws {
         let png = try Shared.data("\(spec)/\(name == "example-00_2021-05_qr" ? "example-00_2021-05_qr" : name).png")
         let symbols = try CardImageReader.symbols(png: png, origin: name)
         let expected = String(decoding: try Shared.data("\(spec)/\(name.replacingOccurrences(of: "_qr", with: "")).qr.txt"), as: UTF8.self)
@@ -19,6 +19,11 @@ import TestSupport
         #expect(cards[0].warnings.isEmpty)
         let jws = String(decoding: try Shared.data("\(spec)/\(name.replacingOccurrences(of: "_qr", with: "")).jws.txt"), as: UTF8.self)
         #expect(cards[0].jws == jws)
+        // And the card read from the picture verifies with the spec issuer's keys (these 2021 cards
+        // name the issuer's old host).
+        let keys = IssuerFilesKeySource(issuer: "https://smarthealth.cards/examples/issuer", directory: Shared.url("vectors/shc-spec/issuer"))
+        let report = await SmartHealthCardVerifier(keys: keys).verify(cards[0], at: Date(timeIntervalSince1970: 1_640_995_200))
+        #expect(report.isValid, "\(report.errors)")
     }
 
     @Test(arguments: [0, 1, 3])
