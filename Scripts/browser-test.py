@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Drives the consent pages in a real browser (Debian's chromium, headless, JavaScript off).
 
-Starts `healthrecords serve` on a loopback port over a fresh store (one Synthea patient and two
-SMART Health Cards from the spec examples), registers an app with the CLI, and checks what a
+Starts `healthrecords serve` on a loopback port over a fresh store (one Synthea patient and three
+SMART Health Cards from the spec examples, two of them immunizations), registers an app with the CLI, and checks what a
 person and an app would see:
 
 1. The app asks for four types; the person opens the consent page, turns two on, submits; the
@@ -20,6 +20,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
@@ -62,11 +63,20 @@ def http(method, url, token=None, json_body=None, form=None):
         return e.code, json.loads(e.read() or b"null")
 
 
-def screenshot(driver, path, width=390):
+def screenshot(driver, path, width=390, max_height=2000):
+    driver.execute_script("window.scrollTo(0, 0)")
     driver.set_window_size(width, 900)
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(width, min(max(height, 600), 4000))
+    driver.set_window_size(width, min(max(height, 600), max_height))
     driver.save_screenshot(path)
+
+
+def submitted(driver, button_id):
+    """Clicks a submit button and waits for the page it leads to; returns that page's title."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.ID, button_id).click()
+    WebDriverWait(driver, 20).until(lambda d: d.find_element(By.TAG_NAME, "html").id != old.id)
+    return driver.title
 
 
 def fits(driver, width=390):
@@ -90,10 +100,10 @@ def main():
         synthea = sorted(os.listdir(os.path.join(SHARED, "data", "fhir", "synthea")))
         patient = next(f for f in synthea if f.startswith("Clint_Champlin")) if any(f.startswith("Clint_Champlin") for f in synthea) else synthea[0]
         run(a.cli, "import", os.path.join(SHARED, "data", "fhir", "synthea", patient), env=env)
-        for card in ("example-00-e-file.smart-health-card", "example-02-e-file.smart-health-card"):
+        for card in ("example-00-e-file.smart-health-card", "example-01-e-file.smart-health-card", "example-02-e-file.smart-health-card"):
             run(a.cli, "import", os.path.join(SHC, card), "--issuer-files", f"{ISSUER}={os.path.join(SHC, 'issuer')}", "--at", "2023-07-01", env=env)
         cards = json.loads(run(a.cli, "cards", "--type", IMMUNIZATION, "--json", env=env))
-        check(len(cards) == 2, "two immunization cards stored")
+        check(len(cards) == 2, f"two immunization cards stored ({len(cards)} found)")
         app = json.loads(run(a.cli, "apps", "register", "--name", "Glucose Buddy", "--purpose", "Shows your lab results next to your vaccinations.",
                              "--privacy-url", "https://glucose-buddy.example/privacy", "--types", "lab-result,immunization,condition,medication", "--json", env=env))
 
@@ -145,8 +155,8 @@ def main():
         driver.find_element(By.ID, "type-lab-result").click()
         driver.find_element(By.ID, "type-immunization").click()
         screenshot(driver, os.path.join(a.out, "consent.png"))
-        driver.find_element(By.ID, "submit").click()
-        check("Done" in driver.title, "submitting the form without JavaScript saves the choice")
+        title = submitted(driver, "submit")
+        check(title.startswith("Done"), f"submitting the form without JavaScript saves the choice (page: {title!r})")
 
         status, polled = http("GET", f"{base}/authorization-requests/{req['id']}", token)
         check(polled["status"] == "completed", "the app's poll reports the request completed")
@@ -161,12 +171,13 @@ def main():
         check(status == 201, "the app asks for verifiable immunization records")
         driver.get(creq["url"])
         boxes = driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=card]")
-        check(len(boxes) == 2, "the share page offers the two matching cards")
+        check(len(boxes) == 2, "the share page offers the two immunization cards, not the laboratory one")
         picked = boxes[1].get_attribute("value")
         boxes[1].click()
-        check(fits(driver), "the share page fits a 390 px screen")
         screenshot(driver, os.path.join(a.out, "share.png"))
-        driver.find_element(By.ID, "submit").click()
+        check(fits(driver), "the share page fits a 390 px screen")
+        title = submitted(driver, "submit")
+        check(title.startswith("Done"), "sharing the ticked card is confirmed")
         status, got = http("POST", f"{base}/verifiable-record-requests/{creq['id']}/records", token)
         jws = {c["id"]: c["jws"] for c in cards}
         check(status == 200 and [r["id"] for r in got["records"]] == [picked] and got["records"][0]["dataRepresentation"] == jws[picked],

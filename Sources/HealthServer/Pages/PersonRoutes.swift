@@ -12,7 +12,7 @@ struct PersonRoutes {
     let state: ServerState
 
     /// Records shown per type on the timeline (all types), and when one type is chosen.
-    static let perType = 50
+    static let perType = 5
     static let oneType = 1000
 
     func register(on group: RouterGroup<HealthRequestContext>) {
