@@ -16,12 +16,12 @@ while [ $# -gt 0 ]; do
     *) SECONDS_TO_RUN="$1"; shift ;;
   esac
 done
-if ! command -v wrk >/dev/null 2>&1; then
+if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
   echo "installing wrk (Debian)" >&2
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk curl >/dev/null
 fi
 
 WORK=$(mktemp -d /tmp/healthrecords-load-XXXXXX)
@@ -58,6 +58,11 @@ token() {
     | python3 -c "import json,sys; print(json.load(sys.stdin)['access_token'])"
 }
 TOKEN1=$(token "$ID1" "$SECRET1"); TOKEN2=$(token "$ID2" "$SECRET2")
+# An app polls for changes from the anchor it has; each app's own anchor comes from a first call.
+anchor() {
+  curl -sf -H "Authorization: Bearer $1" "$BASE/changes?type=allergy" | python3 -c "import json,sys; print(json.load(sys.stdin)['anchor'])"
+}
+ANCHOR1=$(anchor "$TOKEN1"); ANCHOR2=$(anchor "$TOKEN2")
 
 cat > "$WORK/queries.lua" <<'LUA'
 local paths = {
@@ -65,7 +70,7 @@ local paths = {
   "/records?type=vital-sign&limit=20",
   "/records?type=immunization",
   "/records?resourceType=Observation&from=2015&to=2020&limit=50",
-  "/changes?type=lab-result&limit=50",
+  "/changes?type=lab-result&limit=50&anchor=" .. os.getenv("ANCHOR"),
   "/records?type=condition&limit=20",
 }
 local token = os.getenv("TOKEN")
@@ -83,9 +88,9 @@ end
 LUA
 
 echo "load test: 2 apps x $CONNECTIONS connections each, ${SECONDS_TO_RUN}s, against $BASE (Synthea data)"
-TOKEN="$TOKEN1" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s -s "$WORK/queries.lua" "$BASE" > "$WORK/a.out" 2>&1 &
+TOKEN="$TOKEN1" ANCHOR="$ANCHOR1" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s -s "$WORK/queries.lua" "$BASE" > "$WORK/a.out" 2>&1 &
 A=$!
-TOKEN="$TOKEN2" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s -s "$WORK/queries.lua" "$BASE" > "$WORK/b.out" 2>&1 &
+TOKEN="$TOKEN2" ANCHOR="$ANCHOR2" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s -s "$WORK/queries.lua" "$BASE" > "$WORK/b.out" 2>&1 &
 B=$!
 wait $A; wait $B
 

@@ -20,7 +20,7 @@ struct AuthorizationRoutes {
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.post("/authorization-requests") { request, context -> Response in
-            let view = context.appView!
+            let view = try context.app()
             let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
             let types = try registeredTypes(body.types, view: view, parameter: "types")
             let redirect = try RequestParsing.redirectURI(body.redirectUri)
@@ -36,11 +36,11 @@ struct AuthorizationRoutes {
         }
         group.get("/authorization-requests/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = state.pending.authorization(id), r.appID == context.appView!.app.id else { throw APIError.notFound }
+            guard let r = state.pending.authorization(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
             return JSONResponse.make(json(r))
         }
         group.get("/authorization-status") { request, context -> Response in
-            let view = context.appView!
+            let view = try context.app()
             let types = try registeredTypes(RequestParsing.list("types", in: request), view: view, parameter: "types")
             let status = try await view.requestStatus(for: Set(types))
             return JSONResponse.make(.object([("status", .string(status.rawValue))]))

@@ -22,7 +22,7 @@ struct ObserveRoutes {
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/observe") { request, context -> Response in
-            let view = context.appView!
+            let view = try context.app()
             var types: Set<ClinicalType>? = nil
             let names = RequestParsing.list("types", in: request)
             if !names.isEmpty {

@@ -20,7 +20,7 @@ struct RecordRoutes {
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/records") { request, context -> Response in
             let query = try recordQuery(request)
-            let records = try await context.appView!.records(query)
+            let records = try await context.app().records(query)
             return JSONResponse.make(.object([("records", .array(records.map { RecordJSON.record($0) }))]))
         }
         group.get("/records/{source}/{resourceType}/{id}") { _, context -> Response in
@@ -28,7 +28,7 @@ struct RecordRoutes {
             let resourceType = FHIRResourceType(try RequestParsing.pathParameter("resourceType", in: context))
             let id = try RequestParsing.pathParameter("id", in: context)
             guard resourceType.isWellFormed, FHIRResource.isValidIdentifier(id) else { throw APIError.notFound }
-            guard let found = try await context.appView!.resource(RecordIdentity(source: source, resourceType: resourceType, identifier: id)) else {
+            guard let found = try await context.app().resource(RecordIdentity(source: source, resourceType: resourceType, identifier: id)) else {
                 throw APIError.notFound
             }
             return JSONResponse.make(RecordJSON.resource(found))
@@ -38,7 +38,7 @@ struct RecordRoutes {
             let type = try RequestParsing.clinicalType(p.get("type"))
             let anchor = try RequestParsing.anchor(p.get("anchor"))
             let limit = try RequestParsing.limit(p.get("limit"), cap: state.configuration.limits.maxRecordsPerQuery)
-            let result = try await context.appView!.changes(AnchoredQuery(type: type, anchor: anchor, limit: limit))
+            let result = try await context.app().changes(AnchoredQuery(type: type, anchor: anchor, limit: limit))
             return JSONResponse.make(.object([
                 ("added", .array(zip(result.added, result.addedAnchors).map { RecordJSON.record($0, anchor: $1) })),
                 ("deleted", .array(result.deleted.map(RecordJSON.deleted))),

@@ -25,7 +25,7 @@ struct VerifiableRecordRoutes {
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.post("/verifiable-record-requests") { request, context -> Response in
-            let view = context.appView!
+            let view = try context.app()
             let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
             let types = body.recordTypes.filter { !$0.isEmpty }
             guard !types.isEmpty else { throw APIError.invalidRequest("recordTypes must name at least one type") }
@@ -47,11 +47,11 @@ struct VerifiableRecordRoutes {
         }
         group.get("/verifiable-record-requests/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = state.pending.cards(id), r.appID == context.appView!.app.id else { throw APIError.notFound }
+            guard let r = state.pending.cards(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
             return JSONResponse.make(json(r))
         }
         group.post("/verifiable-record-requests/{id}/records") { _, context -> Response in
-            let view = context.appView!
+            let view = try context.app()
             let id = try RequestParsing.pathParameter("id", in: context)
             guard let r = state.pending.cards(id), r.appID == view.app.id else { throw APIError.notFound }
             guard let token = state.pending.collectCards(id, appID: view.app.id) else {

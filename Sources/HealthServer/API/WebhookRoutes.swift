@@ -24,15 +24,15 @@ struct WebhookRoutes {
                 types = []
                 for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
             }
-            let r = try await state.webhooks.register(view: context.appView!, url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
+            let r = try await state.webhooks.register(view: try context.app(), url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
             return JSONResponse.make(Self.json(r), status: .created)
         }
         group.get("/webhooks") { _, context -> Response in
-            JSONResponse.make(.object([("webhooks", .array(state.webhooks.list(appID: context.appView!.app.id).map(Self.json)))]))
+            JSONResponse.make(.object([("webhooks", .array(state.webhooks.list(appID: try context.app().app.id).map(Self.json)))]))
         }
         group.delete("/webhooks/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard state.webhooks.remove(id: id, appID: context.appView!.app.id) else { throw APIError.notFound }
+            guard state.webhooks.remove(id: id, appID: try context.app().app.id) else { throw APIError.notFound }
             return Response(status: .noContent)
         }
     }

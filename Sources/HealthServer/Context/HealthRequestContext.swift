@@ -19,6 +19,12 @@ public struct HealthRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
     }
+
+    /// The authenticated app's view; 401 when the route was reached without authentication.
+    func app() throws(APIError) -> AppView {
+        guard let appView else { throw .invalidToken }
+        return appView
+    }
 }
 
 /// What a request turned out to be, filled in as it is handled and read by the log line.

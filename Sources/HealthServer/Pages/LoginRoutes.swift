@@ -44,8 +44,7 @@ struct LoginRoutes {
     }
 
     private func signIn(token: String, next: String?) -> Response {
-        if let wait = state.authFailures.take("login-check") {
-            _ = wait
+        if state.authFailures.take("login-check") != nil {
             return form(next: next, error: "Too many attempts. Wait a minute and try again.", status: .tooManyRequests)
         }
         guard SecretToken.equal(token, state.configuration.personToken) else {
