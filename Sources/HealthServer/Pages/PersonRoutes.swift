@@ -111,7 +111,7 @@ struct PersonRoutes {
             "audit": audit.map { e -> [String: Any] in
                 [
                     "date": Self.dateTime(e.date), "operation": e.operation, "types": e.types.map(TypeDescriptions.title).joined(separator: ", "),
-                    "count": e.count,
+                    "hasTypes": !e.types.isEmpty, "count": e.count,
                 ]
             },
             "hasAudit": !audit.isEmpty,
