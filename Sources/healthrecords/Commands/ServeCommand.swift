@@ -97,7 +97,10 @@ struct ServeCommand: AsyncParsableCommand {
             guard token.count >= 16 else { throw CommandFailure.usage("the person token must be at least 16 characters") }
             return token
         }
-        if let env = ProcessInfo.processInfo.environment["HEALTHRECORDS_PERSON_TOKEN"], env.count >= 16 { return env }
+        if let env = ProcessInfo.processInfo.environment["HEALTHRECORDS_PERSON_TOKEN"], !env.isEmpty {
+            guard env.count >= 16 else { throw CommandFailure.usage("HEALTHRECORDS_PERSON_TOKEN must be at least 16 characters") }
+            return env
+        }
         return SecretToken.make()
     }
 }
