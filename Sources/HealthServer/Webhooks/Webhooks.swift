@@ -31,18 +31,12 @@ final class Webhooks: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
-    private let sender: any WebhookSender
-    private let policy: WebhookPolicy
+    private let delivery: Delivery
     private let store: any HealthStore
-    private let pollInterval: Duration
-    private let logger: Logger
 
     init(sender: any WebhookSender, policy: WebhookPolicy, store: any HealthStore, pollInterval: Duration, logger: Logger) {
-        self.sender = sender
-        self.policy = policy
+        self.delivery = Delivery(sender: sender, policy: policy, store: store, pollInterval: pollInterval, logger: logger)
         self.store = store
-        self.pollInterval = pollInterval
-        self.logger = logger
     }
 
     deinit {
@@ -51,13 +45,15 @@ final class Webhooks: Sendable {
 
     /// Registers a webhook and starts watching.
     func register(view: AppView, url: URL, types: Set<ClinicalType>?, maxPerApp: Int) async throws -> WebhookRegistration {
-        do { try WebhookURLError.check(url, policy: policy) } catch { throw APIError.invalidRequest(error.description) }
+        do { try WebhookURLError.check(url, policy: delivery.policy) } catch { throw APIError.invalidRequest(error.description) }
         // Changes are announced from now on: the anchor is read before watching starts.
         let start = try await view.currentAnchor()
         let registration = WebhookRegistration(id: SecretToken.make(), appID: view.app.id, url: url, types: types, created: store.clock.now)
         let started: Bool = entries.withLock { map in
             guard map.values.filter({ $0.registration.appID == view.app.id }).count < maxPerApp else { return false }
-            let task = Task { [self] in await self.deliver(registration, view: view, after: start) }
+            // The task holds the delivery settings, not this registry, so the registry's deinit
+            // (the server going away) cancels every delivery.
+            let task = Task { [delivery] in await delivery.run(registration, view: view, after: start) }
             map[registration.id] = Entry(registration: registration, task: task)
             return true
         }
@@ -81,38 +77,6 @@ final class Webhooks: Sendable {
         return entry != nil
     }
 
-    private func deliver(_ registration: WebhookRegistration, view: AppView, after start: QueryAnchor) async {
-        for await change in view.observe(types: registration.types, after: start, pollInterval: pollInterval) {
-            if Task.isCancelled { break }
-            let body = Data(ResponseJSON.object([
-                ("webhook", .string(registration.id)),
-                ("types", .array(change.types.sorted().map { .string($0.name) })),
-                ("anchor", .string(change.anchor.description)),
-            ]).bytes)
-            await post(body, registration: registration)
-        }
-    }
-
-    private func post(_ body: Data, registration: WebhookRegistration) async {
-        var wait = policy.initialBackoff
-        for attempt in 1...max(1, policy.maxAttempts) {
-            if Task.isCancelled { return }
-            var delivered = false
-            if (try? WebhookURLError.check(registration.url, policy: policy)) != nil,
-                let digest = try? await ConsentManager(store: store).app(registration.appID).secretDigest
-            {
-                let headers = Self.headers(body: body, key: digest, time: store.clock.now, delivery: SecretToken.make())
-                delivered = await sender.post(registration.url, body: body, headers: headers, timeout: policy.timeout)
-            }
-            if delivered { return }
-            logger.warning("webhook delivery failed", metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)"])
-            if attempt < policy.maxAttempts {
-                try? await Task.sleep(for: wait)
-                wait = wait * 2
-            }
-        }
-    }
-
     /// The headers of one delivery, the signature among them.
     static func headers(body: Data, key: Data, time: Date, delivery: String) -> [String: String] {
         let t = String(Int(time.timeIntervalSince1970))
@@ -125,5 +89,47 @@ final class Webhooks: Sendable {
             "X-HealthRecords-Signature": "t=\(t),v1=\(hex)",
             "X-HealthRecords-Delivery": delivery,
         ]
+    }
+}
+
+/// What delivering needs: the sender, the policy, the store (for the app's secret digest) and
+/// the log.
+struct Delivery: Sendable {
+    let sender: any WebhookSender
+    let policy: WebhookPolicy
+    let store: any HealthStore
+    let pollInterval: Duration
+    let logger: Logger
+
+    func run(_ registration: WebhookRegistration, view: AppView, after start: QueryAnchor) async {
+        for await change in view.observe(types: registration.types, after: start, pollInterval: pollInterval) {
+            if Task.isCancelled { break }
+            let body = Data(ResponseJSON.object([
+                ("webhook", .string(registration.id)),
+                ("types", .array(change.types.sorted().map { .string($0.name) })),
+                ("anchor", .string(change.anchor.description)),
+            ]).bytes)
+            await post(body, registration: registration)
+        }
+    }
+
+    func post(_ body: Data, registration: WebhookRegistration) async {
+        var wait = policy.initialBackoff
+        for attempt in 1...max(1, policy.maxAttempts) {
+            if Task.isCancelled { return }
+            var delivered = false
+            if (try? WebhookURLError.check(registration.url, policy: policy)) != nil,
+                let digest = try? await ConsentManager(store: store).app(registration.appID).secretDigest
+            {
+                let headers = Webhooks.headers(body: body, key: digest, time: store.clock.now, delivery: SecretToken.make())
+                delivered = await sender.post(registration.url, body: body, headers: headers, timeout: policy.timeout)
+            }
+            if delivered { return }
+            logger.warning("webhook delivery failed", metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)"])
+            if attempt < policy.maxAttempts {
+                try? await Task.sleep(for: wait)
+                wait = wait * 2
+            }
+        }
     }
 }
