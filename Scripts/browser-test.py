@@ -68,6 +68,7 @@ def screenshot(driver, path, width=390, max_height=2000):
     driver.set_window_size(width, 900)
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(width, min(max(height, 600), max_height))
+    time.sleep(0.4)  # let the switches finish their 0.15 s slide
     driver.save_screenshot(path)
 
 
