@@ -11,11 +11,13 @@ let package = Package(
     products: [
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
+        .library(name: "Deflate", targets: ["Deflate"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
@@ -25,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The HTTP server: no default traits (no swift-configuration; saves ≈ 45 s of clean build).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
@@ -39,11 +42,13 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
+        // Pure-Swift inflate (raw DEFLATE and zlib), shared by SMART Health Cards and image decoding.
+        .target(name: "Deflate", swiftSettings: strict),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "CZlib",
+                "FHIR", "ClinicalRecords", "Deflate", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -73,6 +78,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HealthStorePostgres",
+            dependencies: [
+                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HealthServer",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards",
@@ -88,7 +102,8 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer",
+                "FHIR", "ClinicalRecords", "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
+                "HealthServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -98,6 +113,7 @@ let package = Package(
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
@@ -111,7 +127,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthStoreTests",
-            dependencies: ["HealthStore", "SampleSignatures", "SmartHealthCards", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -122,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "HealthServer", "HealthStore", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport",
+                "HealthServer", "HealthStore", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Benchmarks live in their own package so the library's build and tests stay light.
-// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|all]
+// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|shc|inflate|all]
 // The docs' signed-sample example: swift run sample-content-example [--signed]
 let package = Package(
     name: "HealthRecordsBenchmarks",
@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "SmartHealthCards", package: "HealthRecords"),
                 .product(name: "QRCode", package: "HealthRecords"),
                 .product(name: "CardScanning", package: "HealthRecords"),
+                .product(name: "Deflate", package: "HealthRecords"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -37,8 +37,11 @@ def check(condition, what):
     print(f"  ok  {what}", flush=True)
 
 
+STORE_ARGS = []
+
+
 def run(cli, *args, env=None):
-    out = subprocess.run([cli, *args], capture_output=True, text=True, env=env)
+    out = subprocess.run([cli, *args, *STORE_ARGS], capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed: {out.stderr}")
     return out.stdout
@@ -90,11 +93,15 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, ".build", "debug", "healthrecords"))
     ap.add_argument("--out", default=os.path.join(ROOT, ".build", "browser-test"))
     ap.add_argument("--update-docs", action="store_true")
+    ap.add_argument("--postgres", help="a PostgreSQL server URL (postgres://user@host:port/db): use a new person's store there instead of a file")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="healthrecords-browser-")
     env = dict(os.environ, HEALTHRECORDS_STORE=os.path.join(work, "store.sqlite"))
     env.pop("HEALTHRECORDS_PASSPHRASE", None)
+    if a.postgres:
+        STORE_ARGS.extend(["--postgres", f"{a.postgres}?person=browser-{os.getpid()}-{int(time.time())}"])
+    print(f"browser test on {'PostgreSQL' if a.postgres else 'SQLite'}", flush=True)
     server = None
     driver = None
     try:
@@ -111,7 +118,7 @@ def main():
         token_file = os.path.join(work, "person.token")
         with open(token_file, "w") as f:
             f.write("browser-test-person-token-0123456789")
-        server = subprocess.Popen([a.cli, "serve", "--port", "0", "--person-token-file", token_file, "--text-logs", "--log-level", "warning"],
+        server = subprocess.Popen([a.cli, "serve", "--port", "0", "--person-token-file", token_file, "--text-logs", "--log-level", "warning", *STORE_ARGS],
                                   stdout=subprocess.PIPE, text=True, env=env)
         base = sign_in = None
         deadline = time.time() + 60

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The HTTP server's checks outside `swift test` (run by .ci/run after it):
 #   1. the OpenAPI document validates (openapi-spec-validator, PyPI);
-#   2. the browser test (Debian chromium + chromium-driver, selenium from PyPI; Scripts/browser-test.py);
+#   2. the browser test (Debian chromium + chromium-driver, selenium from PyPI; Scripts/browser-test.py),
+#      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
 #   3. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
 #      the README's figures come from a 30 s run).
 # Python packages go into a venv under .build, kept between runs.
@@ -40,6 +41,10 @@ PY
 
 echo "== Browser test"
 "$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  # The same flow on a new person's store in the PostgreSQL server the store tests use.
+  "$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
 
 echo "== Load test"
 Scripts/load-test.sh "${LOAD_TEST_SECONDS:-10}" --cli "$CLI"

@@ -20,6 +20,8 @@ let package = Package(
         .executableTarget(name: "FuzzQRText", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzQRText"),
         .executableTarget(name: "FuzzInflate", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzInflate"),
         .executableTarget(name: "FuzzCMS", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzCMS"),
+        .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzPNG"),
+        .executableTarget(name: "FuzzQRDecode", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzQRDecode"),
         .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
     ]
 )

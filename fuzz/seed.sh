@@ -5,7 +5,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 shared="$here/../../shared"
 seeds="$here/.seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent}
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzQRDecode}
 n=0
 for f in "$shared"/data/fhir/r4-examples/*.json; do
   [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
@@ -35,3 +35,14 @@ for flags in "" "-noattr" "-keyid" "-noattr -keyid"; do
 done
 rm -rf "$tmp"
 echo "seeds in $seeds"
+# PNG and QR: small renderings of card QR codes made by our own encoder (the real spec PNGs are
+# large; a downscaled copy keeps executions fast), plus the real images for the PNG decoder.
+bin="$here/../.build/debug/healthrecords"
+if [ -x "$bin" ]; then
+  for n in 00 03; do
+    "$bin" qr encode --shc "$shared/vectors/shc-spec/example-$n-d-jws.txt" --png "$seeds/FuzzPNG/card-$n.png" --module-size 1 2>/dev/null || true
+  done
+  "$bin" qr encode --text "HealthRecords" --level H --png "$seeds/FuzzQRDecode/small.png" --module-size 2 2>/dev/null || true
+  cp "$seeds"/FuzzPNG/*.png "$seeds/FuzzQRDecode/" 2>/dev/null || true
+fi
+cp "$shared"/vectors/shc/spec-examples-2021/*.png "$seeds/FuzzPNG/" 2>/dev/null || true

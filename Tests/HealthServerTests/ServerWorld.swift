@@ -3,6 +3,7 @@ import FHIR
 import Foundation
 import HealthServer
 import HealthStore
+import HealthStorePostgres
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -10,24 +11,55 @@ import SmartHealthCards
 import Synchronization
 import TestSupport
 
-/// The engines the server suites run on. A PostgreSQL engine joins by adding an entry that
-/// makes a fresh, empty store.
+/// The engines the server suites run on: SQLite always, PostgreSQL when
+/// `HEALTHRECORDS_POSTGRES_URL` names a server (each store is a new person there).
 struct ServerEngine: Sendable, CustomStringConvertible {
     let name: String
-    let make: @Sendable (TemporaryDirectory, HealthClock) throws -> any HealthStore
+    let make: @Sendable (TemporaryDirectory, HealthClock) async throws -> any HealthStore
 
     var description: String { name }
+
+    static let testKey = StoreCredentials.keyFile(Data(repeating: 7, count: 32))
 
     static let sqlite = ServerEngine(name: "sqlite") { dir, clock in
         try SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock)
     }
 
     static let sqliteEncrypted = ServerEngine(name: "sqlite-encrypted") { dir, clock in
-        try SQLiteHealthStore(
-            path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock, credentials: .keyFile(Data(repeating: 7, count: 32)), kdf: .testing)
+        try SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock, credentials: testKey, kdf: .testing)
     }
 
-    static let all: [ServerEngine] = [.sqlite, .sqliteEncrypted]
+    static let postgres = ServerEngine(name: "postgres") { _, clock in
+        try await PostgresHealthStore(database: try ServerTestDatabase.shared(), person: "server-\(UUID().uuidString)", clock: clock)
+    }
+
+    static let postgresEncrypted = ServerEngine(name: "postgres-encrypted") { _, clock in
+        try await PostgresHealthStore(
+            database: try ServerTestDatabase.shared(), person: "server-\(UUID().uuidString)", clock: clock, credentials: testKey, kdf: .testing)
+    }
+
+    static let all: [ServerEngine] = [.sqlite, .sqliteEncrypted] + (ServerTestDatabase.isConfigured ? [.postgres, .postgresEncrypted] : [])
+}
+
+/// The PostgreSQL server named by `HEALTHRECORDS_POSTGRES_URL`, one pool for every test.
+enum ServerTestDatabase {
+    static let urlText: String? = ProcessInfo.processInfo.environment["HEALTHRECORDS_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+    static var isConfigured: Bool { urlText != nil }
+
+    /// A misspelt URL fails every PostgreSQL test loudly rather than skipping them.
+    private static let database: Result<PostgresHealthDatabase, HealthStoreError>? = urlText.map { text in
+        Result { () throws(HealthStoreError) in
+            var url = try PostgresStoreURL(text)
+            url.person = nil
+            return try PostgresHealthDatabase(url: url)
+        }
+    }
+
+    static func shared() throws -> PostgresHealthDatabase {
+        guard let database else { throw HealthStoreError.invalidArgument("HEALTHRECORDS_POSTGRES_URL is not set") }
+        return try database.get()
+    }
 }
 
 /// A store of one engine, a server over it with a known person token, captured logs and
@@ -46,7 +78,7 @@ final class ServerWorld: Sendable {
 
     init(_ engine: ServerEngine, configure: (inout ServerConfiguration) -> Void = { _ in }, failingDeliveries: Int = 0) async throws {
         let time = self.time
-        store = try engine.make(dir, HealthClock { time.now })
+        store = try await engine.make(dir, HealthClock { time.now })
         consent = ConsentManager(store: store)
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, personToken: Self.personToken)
         configuration.observePollInterval = .milliseconds(50)

@@ -6,8 +6,8 @@ import Testing
 import TestSupport
 
 @Suite struct AnchoredQueryTests {
-    @Test func returnsOnlyWhatChangedSinceAnAnchor() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func returnsOnlyWhatChangedSinceAnAnchor(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.bundle([Make.observation("o1"), Make.observation("o2"), Make.immunization("i1")]))
         let all = try await f.store.changes(AnchoredQuery(type: .labResult, anchor: nil))
         #expect(all.added.map(\.fhirResource.identifier) == ["o1", "o2"])
@@ -30,8 +30,8 @@ import TestSupport
         #expect(immunizations.added.isEmpty && immunizations.deleted.isEmpty)
     }
 
-    @Test func pagesThroughEveryChangeExactlyOnce() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func pagesThroughEveryChangeExactlyOnce(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.bundle((1...7).map { Make.observation("o\($0)") }))
         _ = try await f.store.delete(source: "test", resourceType: .observation, identifier: "o2")
         try await f.importJSON("b.json", Make.observation("o8"))
@@ -54,8 +54,8 @@ import TestSupport
         #expect(pages == 4)
     }
 
-    @Test func updatedRecordsComeBackAsAdded() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func updatedRecordsComeBackAsAdded(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.observation("o1", value: "1.0"))
         let a = try await f.store.currentAnchor()
         try await f.importJSON("a.json", Make.observation("o1", value: "1.00"))
@@ -63,8 +63,8 @@ import TestSupport
         #expect(changes.added.map(\.fhirResource.identifier) == ["o1"])
     }
 
-    @Test func aRecordAddedAgainAfterDeletionIsNotAlsoDeleted() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func aRecordAddedAgainAfterDeletionIsNotAlsoDeleted(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.observation("o1"))
         _ = try await f.store.delete(source: "test", resourceType: nil, identifier: nil)
         try await f.importJSON("a.json", Make.observation("o1"))
@@ -73,8 +73,8 @@ import TestSupport
         #expect(changes.deleted.isEmpty)
     }
 
-    @Test func deletingASourceRemovesEverythingFromIt() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func deletingASourceRemovesEverythingFromIt(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.bundle([Make.observation("o1"), #"{"resourceType":"Patient","id":"p"}"#]), source: "s1")
         try await f.importJSON("b.json", Make.observation("o2"), source: "s2")
         #expect(try await f.store.delete(source: "s1", resourceType: nil, identifier: nil) == 2)
@@ -85,8 +85,8 @@ import TestSupport
 }
 
 @Suite struct ObserverTests {
-    @Test func announcesChangesForWatchedTypesOnly() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func announcesChangesForWatchedTypesOnly(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let start = try await f.store.currentAnchor()
         let stream = f.store.observe(types: [.immunization], after: start, pollInterval: .seconds(30))
         try await f.importJSON("a.json", Make.observation("o1"))
@@ -98,9 +98,9 @@ import TestSupport
         #expect(change.anchor == (try await f.store.currentAnchor()))
     }
 
-    @Test func seesChangesMadeByAnotherStoreObject() async throws {
-        let f = try StoreFixture()
-        let other = try SQLiteHealthStore(path: f.dir.path("store.sqlite"))
+    @Test(arguments: StoreEngine.all) func seesChangesMadeByAnotherStoreObject(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
+        let other = try await f.reopen()
         let stream = f.store.observe(types: nil, after: try await f.store.currentAnchor(), pollInterval: .milliseconds(50))
         let path = try f.dir.write("in/x.json", Make.observation("o1"))
         _ = await RecordImporter(store: other).importPaths([path])

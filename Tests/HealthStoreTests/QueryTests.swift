@@ -6,8 +6,8 @@ import Testing
 import TestSupport
 
 @Suite struct QueryTests {
-    func seeded() async throws -> StoreFixture {
-        let f = try StoreFixture()
+    func seeded(_ engine: StoreEngine) async throws -> StoreFixture {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.bundle([
             Make.observation("o1", date: "2019-05-01"), Make.observation("o2", date: "2020-06-01"),
             Make.observation("v1", loinc: "8867-4", value: "72", date: "2020-07-01", category: "vital-signs"),
@@ -18,8 +18,8 @@ import TestSupport
         return f
     }
 
-    @Test func queriesByTypeWithSortAndLimit() async throws {
-        let f = try await seeded()
+    @Test(arguments: StoreEngine.all) func queriesByTypeWithSortAndLimit(engine: StoreEngine) async throws {
+        let f = try await seeded(engine)
         let labs = try await f.store.records(SampleQuery(type: .labResult))
         #expect(labs.map(\.fhirResource.identifier) == ["o1", "o2", "o3"])
         let byClinical = try await f.store.records(SampleQuery(type: .labResult, sort: RecordSort(.clinical)))
@@ -30,8 +30,8 @@ import TestSupport
         #expect(try await f.store.count(SampleQuery(type: nil)) == 6)
     }
 
-    @Test func filtersByPredicatesCombinedWithAnd() async throws {
-        let f = try await seeded()
+    @Test(arguments: StoreEngine.all) func filtersByPredicatesCombinedWithAnd(engine: StoreEngine) async throws {
+        let f = try await seeded(engine)
         let bySource = try await f.store.records(SampleQuery(type: .labResult, predicate: .source("clinic-b")))
         #expect(bySource.map(\.fhirResource.identifier) == ["o3"])
         let identity = try await f.store.records(SampleQuery(type: .labResult, predicate: .identity(source: "clinic-a", resourceType: .observation, identifier: "o2")))
@@ -46,15 +46,15 @@ import TestSupport
         #expect(try await f.store.records(SampleQuery(type: .medication, predicate: .fhirResourceType(.observation))).isEmpty)
     }
 
-    @Test func rejectsNegativeLimits() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func rejectsNegativeLimits(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         await #expect(throws: HealthStoreError.invalidArgument("limit must not be negative")) {
             try await f.store.records(SampleQuery(type: nil, limit: -1))
         }
     }
 
-    @Test func updatesChangedBytesAndKeepsUnchanged() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func updatesChangedBytesAndKeepsUnchanged(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let first = try await f.importJSON("a.json", Make.observation("o1", value: "5.4"))
         #expect(first.outcome == ImportOutcome(inserted: 1))
         let same = try await f.importJSON("a.json", Make.observation("o1", value: "5.4"))
@@ -66,8 +66,8 @@ import TestSupport
         #expect(try stored[0].fhirResource.json().quantity("valueQuantity")?.value?.text == "5.40")
     }
 
-    @Test func keepsContextResourcesOutOfRecordQueries() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func keepsContextResourcesOutOfRecordQueries(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("p.json", Make.bundle([#"{"resourceType":"Patient","id":"p1","birthDate":"1990-02-03"}"#, Make.observation("o1")]))
         #expect(try await f.store.count(SampleQuery(type: nil)) == 1)
         let patients = try await f.store.contextResources(ofType: .patient, source: "test")

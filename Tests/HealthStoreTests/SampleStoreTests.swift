@@ -9,8 +9,8 @@ import TestSupport
 @testable import HealthStore
 
 @Suite struct SampleStoreTests {
-    @Test func savesSamplesAndFindsThemByTypeDatesSourceAndLimit() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func savesSamplesAndFindsThemByTypeDatesSourceAndLimit(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let first = try MakeSample.glucose("5.40")
         let samples = [
             first, try MakeSample.glucose("6.1", at: 3600), try MakeSample.heartRate(at: 60),
@@ -42,8 +42,8 @@ import TestSupport
         }
     }
 
-    @Test func samplesShareTheAnchorCounterWithRecords() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func samplesShareTheAnchorCounterWithRecords(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         try await f.importJSON("a.json", Make.observation("o1"))
         let afterRecord = try await f.store.currentAnchor()
         let saved = try await f.store.saveSamples([try MakeSample.glucose()]).saved
@@ -61,8 +61,8 @@ import TestSupport
         #expect(summary.sampleTypes == [.bloodGlucose])
     }
 
-    @Test func pagesThroughSampleChangesAndDeletionsExactlyOnce() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func pagesThroughSampleChangesAndDeletionsExactlyOnce(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let samples = try (0..<6).map { try MakeSample.glucose("\($0).0", at: Double($0) * 60) }
         _ = try await f.store.saveSamples(samples)
         #expect(try await f.store.deleteSamples(type: nil, predicate: .uuids([samples[1].uuid])) == 1)
@@ -91,8 +91,8 @@ import TestSupport
         #expect(tombstones.deleted.allSatisfy { $0.source == "meter-app" && $0.deletedDate == f.now })
     }
 
-    @Test func aSampleSavedAgainAfterDeletionIsAddedAndNotAlsoDeleted() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func aSampleSavedAgainAfterDeletionIsAddedAndNotAlsoDeleted(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let sample = try MakeSample.glucose()
         _ = try await f.store.saveSamples([sample])
         #expect(try await f.store.deleteSamples(type: nil, predicate: .source("meter-app")) == 1)
@@ -104,8 +104,8 @@ import TestSupport
         #expect(try await f.store.deleteSamples(type: .heartRate, predicate: nil) == 0)
     }
 
-    @Test func savingTheSameSampleAgainChangesNothingAndAConflictFailsTheWholeSave() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func savingTheSameSampleAgainChangesNothingAndAConflictFailsTheWholeSave(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let sample = try MakeSample.glucose()
         _ = try await f.store.saveSamples([sample])
         let anchor = try await f.store.currentAnchor()
@@ -126,8 +126,8 @@ import TestSupport
         #expect(try await f.store.currentAnchor() == anchor)
     }
 
-    @Test func keepsSamplesWhoseSignatureIsMalformedAndMarksThem() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func keepsSamplesWhoseSignatureIsMalformedAndMarksThem(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let key = DeviceSigningKey()
         let good = try MakeSample.glucose().signed(by: CMSSigner(key: key))
         let goodBase64 = try #require(good.digitalSignature)
@@ -262,8 +262,8 @@ import TestSupport
 }
 
 @Suite struct SampleObserverTests {
-    @Test func sampleObserversHearSampleChangesOnly() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func sampleObserversHearSampleChangesOnly(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let stream = f.store.observeSamples(types: [.bloodGlucose], after: try await f.store.currentAnchor(), pollInterval: .seconds(30))
         try await f.importJSON("a.json", Make.observation("o1"))
         _ = try await f.store.saveSamples([try MakeSample.heartRate()])
@@ -274,8 +274,8 @@ import TestSupport
         #expect(change.anchor == (try await f.store.currentAnchor()))
     }
 
-    @Test func recordObserversDoNotHearSampleChanges() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func recordObserversDoNotHearSampleChanges(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let stream = f.store.observe(types: nil, after: try await f.store.currentAnchor(), pollInterval: .seconds(30))
         _ = try await f.store.saveSamples([try MakeSample.glucose()])
         try await f.importJSON("a.json", Make.immunization("i1"))
@@ -284,12 +284,12 @@ import TestSupport
         #expect(change.sampleTypes.isEmpty)
     }
 
-    @Test func sampleObserversHearDeletionsFromAnotherStoreObject() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.all) func sampleObserversHearDeletionsFromAnotherStoreObject(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let sample = try MakeSample.glucose()
         _ = try await f.store.saveSamples([sample])
         let stream = f.store.observeSamples(after: try await f.store.currentAnchor(), pollInterval: .milliseconds(50))
-        let other = try SQLiteHealthStore(path: f.dir.path("store.sqlite"))
+        let other = try await f.reopen()
         #expect(try await other.deleteSamples(type: nil, predicate: .uuids([sample.uuid])) == 1)
         let change = try await firstElement(of: stream)
         #expect(change.sampleTypes == [.bloodGlucose])

@@ -8,8 +8,8 @@ import TestSupport
 @Suite struct SharedDataImportTests {
     /// Every file under shared/data/fhir imports; re-importing changes nothing; every single-resource
     /// file comes back byte for byte.
-    @Test func importsEverySharedFileAndGivesBackTheBytes() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.plain) func importsEverySharedFileAndGivesBackTheBytes(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let report = await f.importer().importPaths([Shared.url("data/fhir").path])
         #expect(report.failed == 0, "\(report.files.filter { $0.status == .failed }.map { "\($0.path): \($0.error!)" })")
         #expect(report.skipped == 1)
@@ -37,8 +37,8 @@ import TestSupport
     /// Expected counts were made by an independent script over the same files: Observations by
     /// category (vital-signs 588, laboratory 933; survey 128 and exam 2 are context), other types by
     /// resourceType.
-    @Test func countsSyntheaRecordsPerClinicalType() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.plain) func countsSyntheaRecordsPerClinicalType(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let report = await f.importer().importPaths([Shared.url("data/fhir/synthea").path])
         #expect(report.failed == 0)
         let expected: [ClinicalType: Int] = [
@@ -52,8 +52,8 @@ import TestSupport
         #expect(report.totals.notRecords == 1032)
     }
 
-    @Test func keepsDecimalTextThroughTheStore() async throws {
-        let f = try StoreFixture()
+    @Test(arguments: StoreEngine.plain) func keepsDecimalTextThroughTheStore(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
         let file = Shared.url("data/fhir/r4-examples/diagnosticreport-example.json")
         let report = await f.importer().importPaths([file.path])
         #expect(report.succeeded)

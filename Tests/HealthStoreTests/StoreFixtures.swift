@@ -5,16 +5,30 @@ import HealthStore
 import Synchronization
 import TestSupport
 
-/// A store in a temporary folder, with a clock tests can move.
+/// A store of one engine (a file in a temporary folder, or a new person in the test
+/// database), with a clock tests can move.
 final class StoreFixture: Sendable {
     let dir = TemporaryDirectory()
-    let store: SQLiteHealthStore
+    let store: any HealthStore
+    /// Opens the same store again as another store object (as another process would).
+    let reopen: @Sendable () async throws -> any HealthStore
     private let time = MovableTime()
 
+    /// A SQLite store at `store.sqlite` in the folder, for tests of the file itself.
     init(busyTimeout: TimeInterval = 10, sealer: any RecordSealer = PlainSealer()) throws {
         let time = self.time
-        store = try SQLiteHealthStore(
-            path: dir.path("store.sqlite"), clock: HealthClock { time.now }, sealer: sealer, busyTimeout: busyTimeout)
+        let path = dir.path("store.sqlite")
+        store = try SQLiteHealthStore(path: path, clock: HealthClock { time.now }, sealer: sealer, busyTimeout: busyTimeout)
+        reopen = { try SQLiteHealthStore(path: path) }
+    }
+
+    /// A fresh store of an engine.
+    init(_ engine: StoreEngine) async throws {
+        let time = self.time
+        let key = UUID().uuidString
+        let dir = self.dir
+        store = try await engine.open(dir, key, HealthClock { time.now })
+        reopen = { try await engine.open(dir, key, .system) }
     }
 
     var now: Date { time.now }

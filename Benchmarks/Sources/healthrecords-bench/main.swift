@@ -1,7 +1,7 @@
 import CardScanning
 import Foundation
 
-// Usage: healthrecords-bench [all|import|query|cms] [--records N]
+// Usage: healthrecords-bench [all|import|query|cms|shc|inflate] [--records N]
 let args = CommandLine.arguments.dropFirst()
 let what = args.first ?? "all"
 let records = args.firstIndex(of: "--records").flatMap { Int(args[args.index(after: $0)]) } ?? 1_000_000
@@ -36,6 +36,9 @@ func runBenchmarks() async throws {
     if what == "shc-count" { try await SHCBenchmark.count(2000) }
     if what == "shc-phases" { try await SHCBenchmark.phases() }
     if what == "json-loop" { try SHCBenchmark.jsonLoop() }
+    if what == "all" || what == "inflate" { try InflateBenchmark.run() }
+    // For profilers: only our inflate, for 10 seconds.
+    if what == "inflate-only" { try InflateBenchmark.profile(large: CommandLine.arguments.contains("--large")) }
     // For profilers: only CMS verification with signed attributes, for 10 seconds.
     if what == "cms-only" { try CMSBenchmark.run(secondsPerRound: 10, rounds: 1, only: "CMS verify, signed attributes") }
 }

@@ -2,16 +2,19 @@ import ClinicalRecords
 import Foundation
 import Synchronization
 
-/// Hands change notices from writers in this process to every observer.
-final class ChangeBroadcaster: Sendable {
+/// Hands change notices from writers in this process to every observer (every engine has one).
+package final class ChangeBroadcaster: Sendable {
     private struct Subscriber {
         let continuation: AsyncStream<StoreChange>.Continuation
     }
 
     private let subscribers = Mutex<[UUID: Subscriber]>([:])
 
+    /// Makes a broadcaster with no subscribers.
+    package init() {}
+
     /// A stream of every notice published from now on.
-    func subscribe() -> AsyncStream<StoreChange> {
+    package func subscribe() -> AsyncStream<StoreChange> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .bufferingNewest(256))
         continuation.onTermination = { [weak self] _ in
@@ -22,7 +25,7 @@ final class ChangeBroadcaster: Sendable {
     }
 
     /// Sends a notice to every subscriber.
-    func publish(_ change: StoreChange) {
+    package func publish(_ change: StoreChange) {
         let targets = subscribers.withLock { Array($0.values) }
         for s in targets { s.continuation.yield(change) }
     }

@@ -8,13 +8,7 @@ import GRDB
 extension SQLiteHealthStore {
     public func saveApp(_ app: StoredApp) async throws {
         let r = app.registration
-        let details = try sealer.seal(Data(JSONWriter.minified(.object(JSONObject([
-            "name": .string(r.name),
-            "purpose": .string(r.purpose),
-            "privacyPolicyURL": .string(r.privacyPolicyURL.absoluteString),
-            "requestedTypes": .array(r.requestedTypes.sorted().map { .string($0.name) }),
-            "requiredTypes": .array(r.requiredTypes.sorted().map { .string($0.name) }),
-        ])))))
+        let details = try sealer.seal(ConsentCoding.details(r))
         try await write { db in
             try db.execute(
                 sql: "INSERT INTO app (id, secret_digest, registered_date, details) VALUES (?, ?, ?, ?)",
@@ -38,19 +32,7 @@ extension SQLiteHealthStore {
     }
 
     static func app(_ row: Row, _ sealer: any RecordSealer) throws -> StoredApp {
-        let id: String = row[0]
-        guard let o = (try? JSONReader().read(sealer.open(row[3])))?.objectValue, let url = o.string("privacyPolicyURL").flatMap(URL.init(string:)) else {
-            throw HealthStoreError.corruptRecord("app \(id) has damaged details")
-        }
-        func types(_ key: String) -> Set<HealthDataType> { Set(o.list(key).compactMap { $0.stringValue.flatMap(HealthDataType.init(name:)) }) }
-        do {
-            let registration = try AppRegistration(
-                id: id, name: o.string("name") ?? "", purpose: o.string("purpose") ?? "", privacyPolicyURL: url,
-                requestedTypes: types("requestedTypes"), requiredTypes: types("requiredTypes"), registeredDate: Date(timeIntervalSince1970: row[2]))
-            return StoredApp(registration: registration, secretDigest: row[1])
-        } catch {
-            throw HealthStoreError.corruptRecord("app \(id): \(error)")
-        }
+        try ConsentCoding.app(id: row[0], secretDigest: row[1], registered: row[2], details: try sealer.open(row[3]))
     }
 
     public func saveGrants(_ grants: [ReadGrant]) async throws {

@@ -76,8 +76,8 @@ extension SQLiteHealthStore {
 }
 
 /// How cards are written to and read from rows.
-enum VerifiableRecordCoding {
-    static func details(_ r: VerifiableClinicalRecord) -> JSONValue {
+package enum VerifiableRecordCoding {
+    package static func details(_ r: VerifiableClinicalRecord) -> JSONValue {
         .object(JSONObject([
             "issuer": .string(r.issuerIdentifier),
             "fullName": .string(r.subject.fullName),
@@ -87,44 +87,64 @@ enum VerifiableRecordCoding {
         ]))
     }
 
-    static func status(_ s: CardStatus) -> JSONValue {
+    package static func status(_ s: CardStatus) -> JSONValue {
         switch s {
         case .verified(let trusted): return .object(JSONObject(["trusted": .bool(trusted)]))
         case .unverified(let codes): return .object(JSONObject(["codes": .array(codes.map(JSONValue.string))]))
         }
     }
 
-    static func status(name: String, detail: Data) throws -> CardStatus {
+    package static func status(name: String, detail: Data) throws -> CardStatus {
         let o = try JSONReader().read(detail).objectValue ?? JSONObject()
         if name == "verified" { return .verified(trusted: o.bool("trusted") ?? false) }
         return .unverified(codes: o.list("codes").compactMap(\.stringValue))
     }
 
     static func stored(_ row: Row, sealer: any RecordSealer) throws -> StoredVerifiableRecord {
-        let details = try JSONReader().read(sealer.open(row[9])).objectValue ?? JSONObject()
+        let identity: Data = row[1]
+        let recordTypes: String = row[2]
+        let issued: Double = row[3]
+        let relevant: Double? = row[4]
+        let expiration: Double? = row[5]
+        let added: Double = row[6]
+        let status: String = row[7]
+        let statusDetail: Data = row[8]
+        let details: Data = row[9]
+        let jws: Data = row[10]
+        return try stored(
+            identity: identity, recordTypes: recordTypes, issued: issued, relevant: relevant, expiration: expiration, added: added, status: status,
+            statusDetail: statusDetail, details: details, jws: jws, sealer: sealer)
+    }
+
+    /// Rebuilds a stored card from its row's values (sealed ones as stored).
+    package static func stored(
+        identity: Data, recordTypes: String, issued: Double, relevant: Double?, expiration: Double?, added: Double, status statusName: String,
+        statusDetail: Data, details sealedDetails: Data, jws: Data, sealer: any RecordSealer
+    ) throws -> StoredVerifiableRecord {
+        let details = try JSONReader().read(sealer.open(sealedDetails)).objectValue ?? JSONObject()
         let record = VerifiableClinicalRecord(
-            recordTypes: (row[2] as String).split(separator: " ").map(String.init),
+            recordTypes: recordTypes.split(separator: " ").map(String.init),
             issuerIdentifier: details.string("issuer") ?? "",
             subject: .init(fullName: details.string("fullName") ?? "", dateOfBirth: details.date("dateOfBirth")),
-            issuedDate: Date(timeIntervalSince1970: row[3]),
-            relevantDate: (row[4] as Double?).map(Date.init(timeIntervalSince1970:)),
-            expirationDate: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)),
+            issuedDate: Date(timeIntervalSince1970: issued),
+            relevantDate: relevant.map(Date.init(timeIntervalSince1970:)),
+            expirationDate: expiration.map(Date.init(timeIntervalSince1970:)),
             itemNames: details.list("itemNames").compactMap(\.stringValue),
-            dataRepresentation: try sealer.open(row[10]),
+            dataRepresentation: try sealer.open(jws),
             fhirResourceTypes: details.list("fhirResourceTypes").compactMap(\.stringValue))
         return StoredVerifiableRecord(
-            identifier: (row[1] as Data).hexString, record: record,
-            status: try status(name: row[7], detail: sealer.open(row[8])),
-            addedDate: Date(timeIntervalSince1970: row[6]))
+            identifier: identity.hexString, record: record,
+            status: try status(name: statusName, detail: sealer.open(statusDetail)),
+            addedDate: Date(timeIntervalSince1970: added))
     }
 }
 
 extension Data {
     /// Lowercase hexadecimal.
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+    package var hexString: String { map { String(format: "%02x", $0) }.joined() }
 
     /// Reads lowercase or uppercase hexadecimal.
-    init?(hexString: String) {
+    package init?(hexString: String) {
         guard hexString.count % 2 == 0, hexString.count <= 256 else { return nil }
         var bytes: [UInt8] = []
         var it = hexString.utf8.makeIterator()

@@ -101,7 +101,9 @@ public final class SQLiteHealthStore: HealthStore {
             if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
                 throw HealthStoreError.unknownSchema(migration: "newer than \(SQLiteSchema.latestMigration)")
             }
-            try migrator.migrate(pool)
+            if try pool.read({ try migrator.hasCompletedMigrations($0) }) { return }
+            // Two processes opening a new store at once must not both run the migrations.
+            try MigrationLock.withLock(storePath: path, timeout: busyTimeout) { try migrator.migrate(pool) }
         }
         return pool
     }

@@ -17,6 +17,7 @@ extension SQLiteRecordWriter {
         }
         let status = SampleSignatureStatus.check(sample)
         let anchor = nextAnchor()
+        let sealed = try SampleCoding.sealed(sample, status: status, sealer)
         try db.cachedStatement(
             sql: """
                 INSERT INTO quantity_sample (identity, source_id, quantity_type, sample_uuid, start_date, end_date, added_date,
@@ -24,12 +25,8 @@ extension SQLiteRecordWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            identity, sourceID, sample.type.rawValue, try SQLiteSampleCoding.seal(sample.uuid.uuidString, sealer),
-            SQLiteSampleCoding.seconds(sample.startDate), SQLiteSampleCoding.seconds(sample.endDate), now, anchor, digest,
-            try SQLiteSampleCoding.seal(sample.value, sealer), try SQLiteSampleCoding.seal(sample.unit, sealer),
-            try sample.device.map { try SQLiteSampleCoding.seal(SQLiteSampleCoding.deviceJSON($0), sealer) },
-            try SQLiteSampleCoding.seal(SQLiteSampleCoding.metadataJSON(sample.metadata), sealer),
-            try SQLiteSampleCoding.seal(status.description, sealer),
+            identity, sourceID, sample.type.rawValue, sealed.uuid, SampleCoding.seconds(sample.startDate), SampleCoding.seconds(sample.endDate),
+            now, anchor, digest, sealed.value, sealed.unit, sealed.device, sealed.metadata, sealed.signatureStatus,
         ])
         // A sample saved again after its deletion is simply added again.
         try db.cachedStatement(sql: "DELETE FROM quantity_sample_tombstone WHERE identity = ?").execute(arguments: [identity])

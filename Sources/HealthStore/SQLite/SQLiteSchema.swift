@@ -215,6 +215,6 @@ enum SQLiteSchema {
 
     /// The identity key of a source identifier.
     static func sourceIdentity(_ identifier: String, _ sealer: any RecordSealer) -> Data {
-        sealer.identityKey(["source", identifier])
+        ConsentCoding.sourceIdentity(identifier, sealer)
     }
 }

@@ -64,7 +64,7 @@ public struct QuantitySample: Sendable, Hashable, Identifiable {
 
     /// Makes a sample without checking it: for values read back from storage, which must be
     /// shown (and found tampered) even when someone changed them to something invalid.
-    init(
+    package init(
         unchecked uuid: UUID, type: QuantityType, value: String, unit: String, startDate: Date, endDate: Date,
         source: RecordSource, device: SampleDevice?, metadata: [String: String]
     ) {

@@ -34,7 +34,7 @@ public enum SampleSignatureStatus: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads ``description`` back.
-    init(storedText: String) {
+    package init(storedText: String) {
         switch storedText {
         case "unsigned": self = .unsigned
         case "present": self = .present

@@ -19,6 +19,20 @@ public struct StoredResource: Sendable, Hashable {
     /// The anchor of its latest change.
     public let anchor: QueryAnchor
 
+    /// Makes a stored resource (engines make these from their rows).
+    package init(
+        resource: FHIRResource, source: RecordSource, clinicalType: ClinicalType?, displayName: String, addedDate: Date, clinicalDate: FHIRDate?,
+        anchor: QueryAnchor
+    ) {
+        self.resource = resource
+        self.source = source
+        self.clinicalType = clinicalType
+        self.displayName = displayName
+        self.addedDate = addedDate
+        self.clinicalDate = clinicalDate
+        self.anchor = anchor
+    }
+
     /// The clinical record, when the resource is one.
     public var clinicalRecord: ClinicalRecord? {
         guard let clinicalType else { return nil }

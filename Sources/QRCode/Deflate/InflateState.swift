@@ -10,9 +10,10 @@ struct InflateState {
         storage = .allocate(capacity: Swift.max(1, Swift.min(limit, 1 << 16)))
     }
 
+    /// Frees the output buffer; the state must not be used afterwards.
     mutating func release() {
         storage.deallocate()
-        storage = .allocate(capacity: 1)
+        storage = UnsafeMutableBufferPointer(start: nil, count: 0)
     }
 
     mutating func finish() -> [UInt8] {

@@ -1,7 +1,10 @@
 import CZlib
+import Deflate
 import Foundation
 
 /// Raw DEFLATE (RFC 1951, no zlib or gzip wrapper), as SMART Health Cards compress payloads.
+///
+/// Inflating uses the pure-Swift `Deflate` module; compressing (for issuing) uses system zlib.
 public enum RawDeflate {
     /// Why inflating failed.
     public enum InflateError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -29,10 +32,11 @@ public enum RawDeflate {
 
     /// Inflates raw DEFLATE bytes, never producing more than `limit` bytes.
     public static func inflate(_ input: UnsafeBufferPointer<UInt8>, limit: Int = defaultLimit) throws(InflateError) -> [UInt8] {
-        let result: Result<[UInt8], InflateError> = InflateStream.withThreadStream { stream in
-            stream.inflate(input, limit: limit)
+        do {
+            return try Inflate.raw(UnsafeRawBufferPointer(input), limit: limit)
+        } catch {
+            throw InflateError(error)
         }
-        return try result.get()
     }
 
     /// Inflates raw DEFLATE bytes.
@@ -41,10 +45,30 @@ public enum RawDeflate {
         return try r.get()
     }
 
-    /// Compresses bytes as raw DEFLATE at the best compression level.
-    public static func deflate(_ input: [UInt8]) -> [UInt8] {
+    /// Inflates raw DEFLATE bytes with system zlib (a reused `z_stream` per thread): the reference
+    /// that `inflate` is benchmarked and cross-checked against. Same limits and errors.
+    public static func inflateWithSystemZlib(_ input: UnsafeBufferPointer<UInt8>, limit: Int = defaultLimit) throws(InflateError) -> [UInt8] {
+        let result: Result<[UInt8], InflateError> = InflateStream.withThreadStream { stream in
+            stream.inflate(input, limit: limit)
+        }
+        return try result.get()
+    }
+
+    /// Inflates raw DEFLATE bytes with system zlib; see `inflateWithSystemZlib(_:limit:)`.
+    public static func inflateWithSystemZlib(_ input: [UInt8], limit: Int = defaultLimit) throws(InflateError) -> [UInt8] {
+        let r: Result<[UInt8], InflateError> = input.withUnsafeBufferPointer { p in
+            Result { () throws(InflateError) in try inflateWithSystemZlib(p, limit: limit) }
+        }
+        return try r.get()
+    }
+
+    /// Compresses bytes as raw DEFLATE, by default at the best compression level (9).
+    ///
+    /// - Parameter level: zlib's compression level, 0 (stored) to 9 (best).
+    public static func deflate(_ input: [UInt8], level: Int = 9) -> [UInt8] {
+        precondition((0...9).contains(level), "compression level \(level) is not in 0...9")
         var stream = z_stream()
-        let initResult = deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        let initResult = deflateInit2_(&stream, Int32(level), Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         precondition(initResult == Z_OK, "zlib deflateInit2 failed: \(initResult)")
         defer { deflateEnd(&stream) }
         var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 16)
@@ -62,6 +86,19 @@ public enum RawDeflate {
         }
         out.removeSubrange(produced...)
         return out
+    }
+}
+
+extension RawDeflate.InflateError {
+    /// The same failure in this type's terms.
+    init(_ error: Deflate.InflateError) {
+        switch error {
+        case .truncated: self = .truncated
+        case .trailingBytes(let count): self = .trailingBytes(count: count)
+        case .outputTooLarge(let limit): self = .outputTooLarge(limit: limit)
+        case .corrupt(let reason): self = .corrupt(reason.description)
+        case .checksumMismatch: self = .corrupt(error.description)  // zlib streams only
+        }
     }
 }
 

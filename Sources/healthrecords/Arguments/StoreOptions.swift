@@ -1,18 +1,34 @@
 import ArgumentParser
 import Foundation
 import HealthStore
+import HealthStorePostgres
 
-/// Where the store lives (`--store PATH`, else `HEALTHRECORDS_STORE`, else the per-user data
-/// folder) and what unlocks it: `--key-file`, else `HEALTHRECORDS_PASSPHRASE`, else the unlock
-/// session `healthrecords unlock` left (see ``UnlockSession``).
+/// Where the store lives — a SQLite file (`--store PATH`, else `HEALTHRECORDS_STORE`, else the
+/// per-user data folder) or a person's store in PostgreSQL (`--postgres URL`) — and what
+/// unlocks it: `--key-file`, else `HEALTHRECORDS_PASSPHRASE`, else the unlock session
+/// `healthrecords unlock` left (see ``UnlockSession``).
+///
+/// `HEALTHRECORDS_POSTGRES_URL` is not read here: it is the test suite's switch, and a test run
+/// sets it for every process it starts, including commands meant for a file.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The store file (default: $HEALTHRECORDS_STORE, else ~/.local/share/healthrecords/store.sqlite).")
     var store: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A person's store in PostgreSQL instead of a file: postgres://user@host:port/database?person=ID.",
+            discussion: "The password may be left out of the URL and given in PGPASSWORD. sslmode=disable|require; loopback hosts default to disable, others to require."))
+    var postgres: String?
+
     @Option(name: .long, help: "A key file (at least 32 random bytes) that unlocks the store, or encrypts a new one.")
     var keyFile: String?
 
-    /// The path the options resolve to.
+    func validate() throws {
+        if store != nil && postgres != nil { throw ValidationError("give --store or --postgres, not both") }
+    }
+
+    /// The SQLite path the options resolve to (when not PostgreSQL).
     var path: String {
         if let store { return store }
         let env = ProcessInfo.processInfo.environment
@@ -20,6 +36,28 @@ struct StoreOptions: ParsableArguments {
         let base = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
         return (base as NSString).appendingPathComponent("healthrecords/store.sqlite")
+    }
+
+    /// The PostgreSQL URL, with the password from `PGPASSWORD` when the URL has none.
+    func postgresURL() throws -> PostgresStoreURL? {
+        guard let postgres else { return nil }
+        var url: PostgresStoreURL
+        do { url = try PostgresStoreURL(postgres) } catch { throw CommandFailure.usage(error.description) }
+        if url.password == nil, let p = ProcessInfo.processInfo.environment["PGPASSWORD"], !p.isEmpty { url.password = p }
+        guard url.person != nil else { throw CommandFailure.usage("name the person whose store it is: --postgres 'postgres://…/db?person=ID'") }
+        return url
+    }
+
+    /// What names the store in messages and unlock sessions: the file's path, or the
+    /// PostgreSQL URL (without its password) and person.
+    var location: String {
+        guard let url = try? postgresURL() else { return path }
+        return "\(url.redacted)?person=\(url.person ?? "")"
+    }
+
+    /// The unlock session of this store.
+    var session: UnlockSession {
+        postgres == nil ? UnlockSession(storePath: path) : UnlockSession(key: location)
     }
 
     /// The passphrase from `HEALTHRECORDS_PASSPHRASE`, if set.
@@ -40,35 +78,53 @@ struct StoreOptions: ParsableArguments {
     ///
     /// - Throws: exit 1 for a locked store (`store locked`) or a wrong passphrase; exit 2 when
     ///   the store cannot be opened.
-    func open() throws -> any HealthStore {
-        let store = try openSQLite(allowLocked: false)
-        return store
+    func open() async throws -> any HealthStore {
+        try await openKeyed(allowLocked: false)
     }
 
-    /// Opens the SQLite store; `allowLocked` lets key commands open a locked store.
-    func openSQLite(allowLocked: Bool) throws -> SQLiteHealthStore {
+    /// Opens the store; `allowLocked` lets key commands open a locked store.
+    func openKeyed(allowLocked: Bool) async throws -> any HealthStore & KeyedStore {
         var credentials = try givenCredentials()
-        let session = UnlockSession(storePath: path)
         var fromSession = false
         if credentials == nil, let key = session.dataKey() {
             credentials = key.credentials
             fromSession = true
         }
-        let store: SQLiteHealthStore
+        let store: any HealthStore & KeyedStore
         do {
-            store = try SQLiteHealthStore(path: path, credentials: credentials)
+            store = try await engineOpen(credentials)
         } catch {
             // A stale session (the store was replaced or is plain now) is dropped, not used.
             guard fromSession else { throw Self.failure(error) }
             session.remove()
-            store = try Self.plainOpen(path)
+            do { store = try await engineOpen(nil) } catch { throw Self.failure(error) }
         }
-        if store.isLocked, !allowLocked { throw CommandFailure.failed(HealthStoreError.storeLocked(path: path).description) }
+        if Self.isLocked(store), !allowLocked { throw CommandFailure.failed(HealthStoreError.storeLocked(path: location).description) }
         return store
     }
 
-    private static func plainOpen(_ path: String) throws -> SQLiteHealthStore {
-        do { return try SQLiteHealthStore(path: path) } catch { throw failure(error) }
+    private func engineOpen(_ credentials: StoreCredentials?) async throws(HealthStoreError) -> any HealthStore & KeyedStore {
+        let url: PostgresStoreURL?
+        do { url = try postgresURL() } catch { throw .invalidArgument((error as? CommandFailure)?.message ?? "\(error)") }
+        if let url, let person = url.person {
+            return try await PostgresHealthStore(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
+        }
+        return try SQLiteHealthStore(path: path, credentials: credentials)
+    }
+
+    static func isLocked(_ store: any HealthStore) -> Bool {
+        (store as? SQLiteHealthStore)?.isLocked ?? (store as? PostgresHealthStore)?.isLocked ?? false
+    }
+
+    /// Encrypts the plain store in place.
+    func encrypt(_ credentials: StoreCredentials) async throws(HealthStoreError) {
+        let url: PostgresStoreURL?
+        do { url = try postgresURL() } catch { throw .invalidArgument((error as? CommandFailure)?.message ?? "\(error)") }
+        if let url, let person = url.person {
+            try await PostgresHealthStore.encrypt(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
+        } else {
+            try SQLiteHealthStore.encrypt(path: path, credentials: credentials)
+        }
     }
 
     /// Key problems fail the command (exit 1); a store that cannot be opened is exit 2.

@@ -12,11 +12,17 @@ import HealthStore
 /// names the store and the key id it was made for: a session for another key (the store was
 /// replaced) is ignored. `healthrecords lock` overwrites and removes it.
 struct UnlockSession {
-    /// The store the session is for, as given.
-    let storePath: String
+    /// What names the store: its absolute path with symbolic links resolved, or a PostgreSQL
+    /// store's URL (without password) and person.
+    let canonicalPath: String
 
-    /// The store's absolute path with symbolic links resolved.
-    var canonicalPath: String { URL(fileURLWithPath: storePath).standardizedFileURL.resolvingSymlinksInPath().path }
+    /// The session of a store file.
+    init(storePath: String) {
+        canonicalPath = URL(fileURLWithPath: storePath).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The session of a store named otherwise (a PostgreSQL store's URL and person).
+    init(key: String) { canonicalPath = key }
 
     /// The session folder, made when missing; `nil` when it is unsafe.
     static func folder(create: Bool) -> URL? {

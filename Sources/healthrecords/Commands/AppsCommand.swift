@@ -15,7 +15,7 @@ struct AppsCommand: AsyncParsableCommand {
 
 extension StoreOptions {
     /// The consent manager over the opened store.
-    func consent() throws -> ConsentManager { ConsentManager(store: try open()) }
+    func consent() async throws -> ConsentManager { ConsentManager(store: try await open()) }
 }
 
 /// Runs consent work, turning consent errors into exit 1 with their message.
@@ -51,7 +51,7 @@ struct AppsRegisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let url = URL(string: privacyUrl) else { throw CommandFailure.usage("--privacy-url is not a URL") }
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         let creds = try await consentWork {
             try await consent.register(
                 name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: types.types, requiredTypes: required?.types ?? [])
@@ -89,7 +89,7 @@ struct AppsGrantCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         let decision = AuthorizationDecision(allow: allow?.types ?? [], deny: deny?.types ?? [], newData: newData)
         do {
             let grants = try await consent.decide(appID: app, decision)
@@ -115,7 +115,7 @@ struct AppsApproveCommand: AsyncParsableCommand {
     var types: TypeListArgument?
 
     func run() async throws {
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         let n = try await consentWork { try await consent.approveNewData(appID: app, types: types?.types) }
         print("approved new data of \(n) type\(n == 1 ? "" : "s") for \(app)")
     }
@@ -138,7 +138,7 @@ struct AppsStatusCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         let status = try await consentWork { () -> AuthorizationRequestStatus in
             let view = try await consent.view(appID: app)
             try await view.checkRequiredAuthorization()
@@ -161,7 +161,7 @@ struct AppsRevokeCommand: AsyncParsableCommand {
     var app: String
 
     func run() async throws {
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         let n = try await consentWork { try await consent.revoke(appID: app) }
         print("revoked \(app) (\(n) grant\(n == 1 ? "" : "s") removed)")
     }
@@ -176,7 +176,7 @@ struct AppsListCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         var rows: [(StoredApp, [ReadGrant])] = []
         for app in try await consent.apps() { rows.append((app, try await consent.grants(appID: app.registration.id))) }
         if json {
@@ -222,7 +222,7 @@ struct AuditCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let consent = try storeOptions.consent()
+        let consent = try await storeOptions.consent()
         let entries = try await consentWork { try await consent.auditLog(appID: app) }
         if json {
             JSONOutput.print(.array(entries.map { e in

@@ -24,7 +24,7 @@ struct CardsCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         var interval: DateInterval? = nil
         if from != nil || to != nil {
             let start = from?.instant ?? .distantPast

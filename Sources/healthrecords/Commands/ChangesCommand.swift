@@ -31,7 +31,7 @@ struct ChangesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let query = AnchoredQuery(type: type, anchor: anchor.map(QueryAnchor.init(rawValue:)), limit: limit)
         let result: AnchoredQueryResult
         if let asApp {

@@ -23,7 +23,7 @@ struct DeleteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let n = try await store.delete(source: source, resourceType: resourceType.map(FHIRResourceType.init(rawValue:)), identifier: id)
         if n == 0 { throw CommandFailure.failed("nothing matched in source \(source)") }
         print("deleted \(n) resource\(n == 1 ? "" : "s")")

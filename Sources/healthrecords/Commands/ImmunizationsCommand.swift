@@ -17,7 +17,7 @@ struct ImmunizationsCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let records = try await store.records(
             SampleQuery(type: .immunization, predicate: source.map(RecordPredicate.source), sort: RecordSort(.clinical)))
         let patients = try await store.contextResources(ofType: .patient, source: source)

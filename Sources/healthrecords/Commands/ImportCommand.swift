@@ -44,7 +44,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         var options = RecordImporter.Options()
         options.source = source.map { RecordSource(identifier: $0) }
         options.fhirVersion = try fhirVersion.map { try FHIRVersion(versionString: $0) }

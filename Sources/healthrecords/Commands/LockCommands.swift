@@ -18,15 +18,15 @@ struct UnlockCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let store = try storeOptions.openSQLite(allowLocked: true)
+        let store = try await storeOptions.openKeyed(allowLocked: true)
         let credentials = try currentCredentials(storeOptions)
         do {
             let (keyID, key) = try await store.unwrapDataKey(credentials)
-            try UnlockSession(storePath: storeOptions.path).save(keyID: keyID, key: key)
+            try storeOptions.session.save(keyID: keyID, key: key)
         } catch let e as HealthStoreError {
             throw StoreOptions.failure(e)
         }
-        print("unlocked \(storeOptions.path)")
+        print("unlocked \(storeOptions.location)")
     }
 }
 
@@ -37,8 +37,8 @@ struct LockCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let had = UnlockSession(storePath: storeOptions.path).remove()
-        print(had ? "locked \(storeOptions.path)" : "\(storeOptions.path) was not unlocked")
+        let had = storeOptions.session.remove()
+        print(had ? "locked \(storeOptions.location)" : "\(storeOptions.location) was not unlocked")
     }
 }
 
@@ -53,11 +53,11 @@ struct RotateKeyCommand: AsyncParsableCommand {
     var newKeyFile: String?
 
     func run() async throws {
-        let store = try storeOptions.openSQLite(allowLocked: true)
+        let store = try await storeOptions.openKeyed(allowLocked: true)
         let current: StoreCredentials
         if let given = try storeOptions.givenCredentials() {
             current = given
-        } else if let session = UnlockSession(storePath: storeOptions.path).dataKey() {
+        } else if let session = storeOptions.session.dataKey() {
             current = session.credentials
         } else {
             current = try currentCredentials(storeOptions, prompt: "Current passphrase: ")
@@ -77,7 +77,7 @@ struct RotateKeyCommand: AsyncParsableCommand {
         } catch let e as HealthStoreError {
             throw StoreOptions.failure(e)
         }
-        print("rotated the key of \(storeOptions.path)")
+        print("rotated the key of \(storeOptions.location)")
     }
 }
 
@@ -95,10 +95,10 @@ struct EncryptCommand: AsyncParsableCommand {
             throw CommandFailure.usage("give the passphrase (HEALTHRECORDS_PASSPHRASE or a terminal prompt) or --key-file")
         }
         do {
-            try SQLiteHealthStore.encrypt(path: storeOptions.path, credentials: credentials)
+            try await storeOptions.encrypt(credentials)
         } catch {
             throw StoreOptions.failure(error)
         }
-        print("encrypted \(storeOptions.path)")
+        print("encrypted \(storeOptions.location)")
     }
 }

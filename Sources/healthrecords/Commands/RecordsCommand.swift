@@ -46,7 +46,7 @@ struct RecordsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         var predicates: [RecordPredicate] = []
         if let resourceType { predicates.append(.fhirResourceType(FHIRResourceType(resourceType))) }
         if let source { predicates.append(.source(source)) }

@@ -81,7 +81,7 @@ struct SamplesAddCommand: AsyncParsableCommand {
                 throw CommandFailure.usage("cannot sign the sample: \(error)")
             }
         }
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let outcome = try await store.saveSamples([sample])
         if case .malformed(let reason) = outcome.saved.first?.signatureStatus {
             FileHandle.standardError.write(Data("warning: the signature is malformed (\(reason)); the sample is stored and marked\n".utf8))

@@ -56,7 +56,7 @@ struct SamplesListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let samples = try await store.samples(
             QuantitySampleQuery(type: filter.type, predicate: filter.predicate, limit: limit, sort: SampleSort(sort, ascending: !descending)))
         if json {

@@ -30,7 +30,7 @@ struct SamplesVerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let verifier = CMSVerifier(trusting: try KeyFiles.trustedSigners(keys: keys, certificates: certificates))
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let samples = try await store.samples(QuantitySampleQuery(type: filter.type, predicate: filter.predicate))
         var results: [(StoredQuantitySample, SampleVerificationOutcome)] = []
         var unsigned = 0

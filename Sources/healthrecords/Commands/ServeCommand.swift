@@ -64,7 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         var configuration = ServerConfiguration(
             host: host, port: port, publicBaseURL: publicURL, personToken: try personToken(),
             accessTokenLifetime: .seconds(tokenLifetime),

@@ -23,7 +23,7 @@ struct ShowCommand: AsyncParsableCommand {
     var raw = false
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         let identity = RecordIdentity(source: source, resourceType: FHIRResourceType(resourceType), identifier: id)
         guard let stored = try await store.resource(identity) else {
             throw CommandFailure.failed("no \(resourceType)/\(id) from source \(source)")

@@ -13,7 +13,7 @@ struct SourcesCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try await storeOptions.open()
         var rows: [(RecordSource, Int)] = []
         for s in try await store.sources() {
             rows.append((s, try await store.count(SampleQuery(type: nil, predicate: .source(s.identifier)))))

@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct AppChangesPagingTests {
     @Test(arguments: StoreEngine.all)
     func pagingWithALimitMissesNoChange(engine: StoreEngine) async throws {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         let creds = try await w.consent.register(
             name: "Pager", purpose: "p", privacyPolicyURL: URL(string: "https://example.org/p")!, requestedTypes: [.clinical(.labResult)])
         try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))

@@ -44,7 +44,7 @@ import TestSupport
     /// Old records, three apps and their grants, then new records, an update and a deletion
     /// of every type.
     func seeded(_ engine: StoreEngine) async throws -> Seeded {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         var old: [String] = ClinicalType.allCases.flatMap { [Make.record($0, id: "\($0.rawValue)-old-1"), Make.record($0, id: "\($0.rawValue)-old-2")] }
         old.append(#"{"resourceType":"Patient","id":"p1","name":[{"family":"Doe"}]}"#)
         try await w.importResources(old)
@@ -80,7 +80,7 @@ import TestSupport
     @Test(arguments: StoreEngine.all)
     func eachAppSeesExactlyItsGrantsOnEveryPath(engine: StoreEngine) async throws {
         let s = try await seeded(engine)
-        let empty = try ConsentWorld(engine)
+        let empty = try await ConsentWorld(engine)
         for k in 0..<3 {
             let v = try await s.view(k)
             for t in ClinicalType.allCases {
@@ -125,13 +125,13 @@ import TestSupport
         let s = try await seeded(engine)
         let denied = try await s.view(2)
         // The empty store, raw and through an app allowed everything: both must match.
-        let emptyWorld = try ConsentWorld(engine)
+        let emptyWorld = try await ConsentWorld(engine)
         let all = Set(HealthDataType.allCases)
         let creds = try await emptyWorld.consent.register(
             name: "Everything", purpose: "Compare", privacyPolicyURL: URL(string: "https://example.org/p")!, requestedTypes: all)
         try await emptyWorld.consent.decide(appID: creds.appID, AuthorizationDecision(allow: all, newData: .share))
         let emptyView = try await emptyWorld.consent.view(appID: creds.appID)
-        let rawWorld = try ConsentWorld(engine)
+        let rawWorld = try await ConsentWorld(engine)
         let raw = rawWorld.store
 
         for type in [nil] + ClinicalType.allCases.map(Optional.some) {

@@ -14,7 +14,7 @@ import TestSupport
 
     @Test(arguments: StoreEngine.all)
     func registrationIsCheckedAndSecretsAreStoredAsDigests(engine: StoreEngine) async throws {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         await #expect(throws: ConsentError.invalidRegistration("an app must require no types or at least 3; it names 2")) {
             try await w.consent.register(
                 name: "A", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: Self.three,
@@ -41,7 +41,7 @@ import TestSupport
 
     @Test(arguments: StoreEngine.all)
     func denyingARequiredTypeFailsWithoutSayingWhich(engine: StoreEngine) async throws {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         let requested = Self.three.union([.clinical(.allergy)])
         let creds = try await w.consent.register(
             name: "T", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: requested, requiredTypes: Self.three)
@@ -70,7 +70,7 @@ import TestSupport
 
     @Test(arguments: StoreEngine.all)
     func quantityTypesAreGrantedLikeClinicalTypes(engine: StoreEngine) async throws {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         _ = try await w.store.saveSamples([try MakeSample.glucose(), try MakeSample.heartRate()])
         let creds = try await w.consent.register(
             name: "Glucose", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: [.quantity(.bloodGlucose), .quantity(.heartRate)])
@@ -93,7 +93,7 @@ import TestSupport
 
     @Test(arguments: StoreEngine.all)
     func observersNotifyOnlyVisibleChanges(engine: StoreEngine) async throws {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         let creds = try await w.consent.register(
             name: "O", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: [.clinical(.condition), .clinical(.allergy)])
         try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.allergy)], deny: [.clinical(.condition)], newData: .share))
@@ -110,7 +110,7 @@ import TestSupport
 
     @Test(arguments: StoreEngine.all)
     func cardsAreSharedOncePickByPick(engine: StoreEngine) async throws {
-        let w = try ConsentWorld(engine)
+        let w = try await ConsentWorld(engine)
         func card(_ n: Int, types: [String], relevant: Date) -> (VerifiableClinicalRecord, CardStatus) {
             (VerifiableClinicalRecord(
                 recordTypes: types, issuerIdentifier: "https://issuer.example", subject: .init(fullName: "Pat \(n)", dateOfBirth: nil),

@@ -2,26 +2,49 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStore
+import HealthStorePostgres
 import TestSupport
 
-/// The engines the engine-independent suites run on. Another engine joins by adding an entry
-/// that makes a fresh, empty store (PostgreSQL: a new schema or database per call).
+/// The engines the engine-independent suites run on: SQLite always, PostgreSQL when
+/// `HEALTHRECORDS_POSTGRES_URL` names a server (each store is a new person there, so tests
+/// never see each other's data and may run in parallel).
 struct StoreEngine: Sendable, CustomStringConvertible {
     let name: String
-    let make: @Sendable (TemporaryDirectory, HealthClock) throws -> any HealthStore
+    /// Opens the store called `key` — a file in the folder, or a person in the test database;
+    /// the same key opens the same store again.
+    let open: @Sendable (_ dir: TemporaryDirectory, _ key: String, _ clock: HealthClock) async throws -> any HealthStore
 
     var description: String { name }
 
-    static let sqlite = StoreEngine(name: "sqlite") { dir, clock in
-        try SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock)
+    /// A fresh, empty store.
+    func make(_ dir: TemporaryDirectory, _ clock: HealthClock) async throws -> any HealthStore {
+        try await open(dir, UUID().uuidString, clock)
     }
 
-    static let sqliteEncrypted = StoreEngine(name: "sqlite-encrypted") { dir, clock in
-        try SQLiteHealthStore(
-            path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock, credentials: .keyFile(Data(repeating: 7, count: 32)), kdf: .testing)
+    static let testKey = StoreCredentials.keyFile(Data(repeating: 7, count: 32))
+
+    static let sqlite = StoreEngine(name: "sqlite") { dir, key, clock in
+        try SQLiteHealthStore(path: dir.path("store-\(key).sqlite"), clock: clock)
     }
 
-    static let all: [StoreEngine] = [.sqlite, .sqliteEncrypted]
+    static let sqliteEncrypted = StoreEngine(name: "sqlite-encrypted") { dir, key, clock in
+        try SQLiteHealthStore(path: dir.path("store-\(key).sqlite"), clock: clock, credentials: testKey, kdf: .testing)
+    }
+
+    static let postgres = StoreEngine(name: "postgres") { _, key, clock in
+        try await PostgresHealthStore(database: try PostgresTestDatabase.shared(), person: "test-\(key)", clock: clock)
+    }
+
+    static let postgresEncrypted = StoreEngine(name: "postgres-encrypted") { _, key, clock in
+        try await PostgresHealthStore(
+            database: try PostgresTestDatabase.shared(), person: "test-\(key)", clock: clock, credentials: testKey, kdf: .testing)
+    }
+
+    /// Every engine, plain and encrypted.
+    static let all: [StoreEngine] = [.sqlite, .sqliteEncrypted] + (PostgresTestDatabase.isConfigured ? [.postgres, .postgresEncrypted] : [])
+
+    /// One plain store per engine, for the heavier suites.
+    static let plain: [StoreEngine] = [.sqlite] + (PostgresTestDatabase.isConfigured ? [.postgres] : [])
 }
 
 /// A fresh store of one engine with a movable clock, a consent manager and import helpers.
@@ -31,9 +54,9 @@ final class ConsentWorld: Sendable {
     let consent: ConsentManager
     private let time = MovableTime()
 
-    init(_ engine: StoreEngine) throws {
+    init(_ engine: StoreEngine) async throws {
         let time = self.time
-        store = try engine.make(dir, HealthClock { time.now })
+        store = try await engine.make(dir, HealthClock { time.now })
         consent = ConsentManager(store: store)
     }
 
