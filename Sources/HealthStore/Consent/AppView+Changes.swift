@@ -12,6 +12,8 @@ extension AppView {
         }
         let from = query.anchor ?? .initial
         var changes: [AppChangeMerge.Change<ClinicalRecord, DeletedRecord>] = []
+        // A type whose page was cut at the limit resumes from its own anchor, not the app's.
+        var current = try await appAnchor(v)
         for w in windows {
             let changed = v.changedAnchor(.clinical(w.type))
             let predicate = Self.and(query.predicate, .visible([w]))
@@ -27,9 +29,10 @@ extension AppView {
                 let r = try await store.changes(AnchoredQuery(type: w.type, predicate: predicate, anchor: query.anchor, limit: query.limit))
                 for (record, own) in zip(r.added, r.addedAnchors) { changes.append(.init(kind: .added(record), effective: own, own: own)) }
                 for d in r.deleted { changes.append(.init(kind: .deleted(d), effective: d.anchor, own: d.anchor)) }
+                if let limit = query.limit, r.added.count + r.deleted.count >= limit { current = min(current, r.anchor) }
             }
         }
-        let (taken, anchor) = AppChangeMerge.take(changes, limit: query.limit, current: try await appAnchor(v))
+        let (taken, anchor) = AppChangeMerge.take(changes, limit: query.limit, current: current)
         var added: [ClinicalRecord] = []
         var anchors: [QueryAnchor] = []
         var deleted: [DeletedRecord] = []
@@ -53,6 +56,7 @@ extension AppView {
         guard !windows.isEmpty else { return AnchoredSampleQueryResult(added: [], deleted: [], anchor: try await appAnchor(v)) }
         let from = query.anchor ?? .initial
         var changes: [AppChangeMerge.Change<StoredQuantitySample, DeletedSample>] = []
+        var current = try await appAnchor(v)
         for w in windows {
             let changed = v.changedAnchor(.quantity(w.type))
             let predicate: SamplePredicate = query.predicate.map { .and([$0, .visible([w])]) } ?? .visible([w])
@@ -64,9 +68,10 @@ extension AppView {
                 let r = try await store.sampleChanges(AnchoredSampleQuery(type: w.type, predicate: predicate, anchor: query.anchor, limit: query.limit))
                 for s in r.added { changes.append(.init(kind: .added(s), effective: s.anchor, own: s.anchor)) }
                 for d in r.deleted { changes.append(.init(kind: .deleted(d), effective: d.anchor, own: d.anchor)) }
+                if let limit = query.limit, r.added.count + r.deleted.count >= limit { current = min(current, r.anchor) }
             }
         }
-        let (taken, anchor) = AppChangeMerge.take(changes, limit: query.limit, current: try await appAnchor(v))
+        let (taken, anchor) = AppChangeMerge.take(changes, limit: query.limit, current: current)
         var added: [StoredQuantitySample] = []
         var deleted: [DeletedSample] = []
         for c in taken {

@@ -3,12 +3,21 @@ import Foundation
 import Glibc
 #endif
 
-/// Resolves host names and classifies addresses, so fetches never reach private networks.
-enum AddressPolicy {
-    enum Kind { case loopback, privateRange, publicAddress }
+/// Resolves host names and classifies addresses, so fetches (issuer keys, webhooks) never
+/// reach private networks.
+public enum AddressPolicy {
+    /// What kind of address a numeric address is.
+    public enum Kind: Sendable {
+        /// 127.0.0.0/8 or ::1.
+        case loopback
+        /// Private, link-local, unspecified, multicast and other non-public ranges.
+        case privateRange
+        /// Anything else.
+        case publicAddress
+    }
 
     /// Every address a host resolves to (numeric hosts resolve to themselves).
-    static func resolve(_ host: String) -> [String]? {
+    public static func resolve(_ host: String) -> [String]? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -28,7 +37,7 @@ enum AddressPolicy {
     }
 
     /// What kind of address a numeric address is.
-    static func kind(_ address: String) -> Kind {
+    public static func kind(_ address: String) -> Kind {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 {
             let b = withUnsafeBytes(of: v4.s_addr) { Array($0) }

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Drives the consent pages in a real browser (Debian's chromium, headless, JavaScript off).
+
+Starts `healthrecords serve` on a loopback port over a fresh store (one Synthea patient and three
+SMART Health Cards from the spec examples, two of them immunizations), registers an app with the CLI, and checks what a
+person and an app would see:
+
+1. The app asks for four types; the person opens the consent page, turns two on, submits; the
+   app then reads exactly those two types (and the request reports completed).
+2. The app asks for verifiable records; the person sees the two matching cards, ticks one,
+   shares; the app collects exactly that card once, and the next request asks again.
+3. Every page fits a 390 px wide screen without sideways scrolling.
+
+Screenshots (consent page, share page, timeline, app page) go to the output folder; with
+--update-docs the consent page and timeline are copied to docs/screenshots/.
+"""
+import argparse, json, os, shutil, subprocess, sys, tempfile, time, urllib.parse, urllib.request, urllib.error
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+SHC = os.path.join(SHARED, "vectors", "shc-spec")
+ISSUER = "https://spec.smarthealth.cards/examples/issuer"
+IMMUNIZATION = "https://smarthealth.cards#immunization"
+checks = []
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"browser test FAILED: {what}")
+    checks.append(what)
+    print(f"  ok  {what}", flush=True)
+
+
+STORE_ARGS = []
+
+
+def run(cli, *args, env=None):
+    out = subprocess.run([cli, *args, *STORE_ARGS], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {out.stderr}")
+    return out.stdout
+
+
+def http(method, url, token=None, json_body=None, form=None):
+    headers = {}
+    data = None
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if json_body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(json_body).encode()
+    if form is not None:
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        data = urllib.parse.urlencode(form).encode()
+    req = urllib.request.Request(url, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def screenshot(driver, path, width=390, max_height=2000):
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.set_window_size(width, 900)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(width, min(max(height, 600), max_height))
+    time.sleep(0.4)  # let the switches finish their 0.15 s slide
+    driver.save_screenshot(path)
+
+
+def submitted(driver, button_id):
+    """Clicks a submit button and waits for the page it leads to; returns that page's title."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.ID, button_id).click()
+    WebDriverWait(driver, 20).until(lambda d: d.find_element(By.TAG_NAME, "html").id != old.id)
+    return driver.title
+
+
+def fits(driver, width=390):
+    driver.set_window_size(width, 900)
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", default=os.path.join(ROOT, ".build", "debug", "healthrecords"))
+    ap.add_argument("--out", default=os.path.join(ROOT, ".build", "browser-test"))
+    ap.add_argument("--update-docs", action="store_true")
+    ap.add_argument("--postgres", help="a PostgreSQL server URL (postgres://user@host:port/db): use a new person's store there instead of a file")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="healthrecords-browser-")
+    env = dict(os.environ, HEALTHRECORDS_STORE=os.path.join(work, "store.sqlite"))
+    env.pop("HEALTHRECORDS_PASSPHRASE", None)
+    if a.postgres:
+        STORE_ARGS.extend(["--postgres", f"{a.postgres}?person=browser-{os.getpid()}-{int(time.time())}"])
+    print(f"browser test on {'PostgreSQL' if a.postgres else 'SQLite'}", flush=True)
+    server = None
+    driver = None
+    try:
+        synthea = sorted(os.listdir(os.path.join(SHARED, "data", "fhir", "synthea")))
+        patient = next(f for f in synthea if f.startswith("Clint_Champlin")) if any(f.startswith("Clint_Champlin") for f in synthea) else synthea[0]
+        run(a.cli, "import", os.path.join(SHARED, "data", "fhir", "synthea", patient), env=env)
+        for card in ("example-00-e-file.smart-health-card", "example-01-e-file.smart-health-card", "example-02-e-file.smart-health-card"):
+            run(a.cli, "import", os.path.join(SHC, card), "--issuer-files", f"{ISSUER}={os.path.join(SHC, 'issuer')}", "--at", "2023-07-01", env=env)
+        cards = json.loads(run(a.cli, "cards", "--type", IMMUNIZATION, "--json", env=env))
+        check(len(cards) == 2, f"two immunization cards stored ({len(cards)} found)")
+        app = json.loads(run(a.cli, "apps", "register", "--name", "Glucose Buddy", "--purpose", "Shows your lab results next to your vaccinations.",
+                             "--privacy-url", "https://glucose-buddy.example/privacy", "--types", "lab-result,immunization,condition,medication", "--json", env=env))
+
+        token_file = os.path.join(work, "person.token")
+        with open(token_file, "w") as f:
+            f.write("browser-test-person-token-0123456789")
+        server = subprocess.Popen([a.cli, "serve", "--port", "0", "--person-token-file", token_file, "--text-logs", "--log-level", "warning", *STORE_ARGS],
+                                  stdout=subprocess.PIPE, text=True, env=env)
+        base = sign_in = None
+        deadline = time.time() + 60
+        while time.time() < deadline and not (base and sign_in):
+            line = server.stdout.readline()
+            if not line:
+                break
+            if line.startswith("Listening on "):
+                base = line.split()[-1]
+            if line.startswith("Person's pages: "):
+                sign_in = line.split()[-1]
+        check(base is not None and sign_in is not None, f"server listening at {base}")
+
+        status, tok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": app["appId"], "client_secret": app["secret"]})
+        check(status == 200 and tok["token_type"] == "Bearer", "the app gets a bearer token")
+        token = tok["access_token"]
+        status, before = http("GET", base + "/records?limit=1000", token)
+        check(status == 200 and before["records"] == [], "before consent the app sees what an empty store shows")
+
+        options = Options()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1"):
+            options.add_argument(arg)
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        driver.set_page_load_timeout(30)
+
+        driver.get(sign_in)
+        check(driver.find_elements(By.CSS_SELECTOR, "section.group"), "signing in opens the records timeline")
+        check(fits(driver), "the timeline fits a 390 px screen")
+        screenshot(driver, os.path.join(a.out, "timeline.png"))
+
+        status, req = http("POST", base + "/authorization-requests", token, {"types": ["lab-result", "immunization", "condition", "medication"]})
+        check(status == 201 and req["status"] == "pending", "the app's authorization request waits for the person")
+        driver.get(req["url"])
+        toggles = driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=allow]")
+        check(len(toggles) == 4 and not any(t.is_selected() for t in toggles), "the consent page has one toggle per type, all off")
+        page = driver.page_source
+        check("Glucose Buddy" in page and "Shows your lab results" in page and "https://glucose-buddy.example/privacy" in page
+              and "Highly sensitive" in page and "allow all" not in page.lower(), "name, purpose, privacy link and sensitivity shown; no allow-all")
+        check(fits(driver), "the consent page fits a 390 px screen")
+        driver.find_element(By.ID, "type-lab-result").click()
+        driver.find_element(By.ID, "type-immunization").click()
+        screenshot(driver, os.path.join(a.out, "consent.png"))
+        title = submitted(driver, "submit")
+        check(title.startswith("Done"), f"submitting the form without JavaScript saves the choice (page: {title!r})")
+
+        status, polled = http("GET", f"{base}/authorization-requests/{req['id']}", token)
+        check(polled["status"] == "completed", "the app's poll reports the request completed")
+        status, after = http("GET", base + "/records?limit=1000", token)
+        types = {r["clinicalType"] for r in after["records"]}
+        check(types == {"lab-result", "immunization"}, f"the app sees exactly the two types turned on: {sorted(types)}")
+        for t in ("condition", "medication"):
+            status, denied = http("GET", f"{base}/records?type={t}", token)
+            check(denied["records"] == [], f"{t} (turned off) looks like no data")
+
+        status, creq = http("POST", base + "/verifiable-record-requests", token, {"recordTypes": [IMMUNIZATION]})
+        check(status == 201, "the app asks for verifiable immunization records")
+        driver.get(creq["url"])
+        boxes = driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=card]")
+        check(len(boxes) == 2, "the share page offers the two immunization cards, not the laboratory one")
+        picked = boxes[1].get_attribute("value")
+        boxes[1].click()
+        screenshot(driver, os.path.join(a.out, "share.png"))
+        check(fits(driver), "the share page fits a 390 px screen")
+        title = submitted(driver, "submit")
+        check(title.startswith("Done"), "sharing the ticked card is confirmed")
+        status, got = http("POST", f"{base}/verifiable-record-requests/{creq['id']}/records", token)
+        jws = {c["id"]: c["jws"] for c in cards}
+        check(status == 200 and [r["id"] for r in got["records"]] == [picked] and got["records"][0]["dataRepresentation"] == jws[picked],
+              "the app collects exactly the ticked card, its JWS as dataRepresentation")
+        status, again = http("POST", f"{base}/verifiable-record-requests/{creq['id']}/records", token)
+        check(status == 409, "a second collection is refused")
+        status, nxt = http("POST", base + "/verifiable-record-requests", token, {"recordTypes": [IMMUNIZATION]})
+        check(nxt["status"] == "pending", "the next request asks the person again")
+
+        driver.get(f"{base}/apps/{app['appId']}")
+        check("Audit log" in driver.page_source and "records" in driver.page_source, "the app page shows grants and the audit log")
+        screenshot(driver, os.path.join(a.out, "app.png"))
+        driver.get(base + "/immunizations")
+        check(fits(driver), "the immunization checklist fits a 390 px screen")
+
+        if a.update_docs:
+            docs = os.path.join(ROOT, "docs", "screenshots")
+            os.makedirs(docs, exist_ok=True)
+            for name in ("consent.png", "timeline.png"):
+                shutil.copy(os.path.join(a.out, name), os.path.join(docs, name))
+        print(f"browser test passed: {len(checks)} checks; screenshots in {a.out}", flush=True)
+    finally:
+        if driver:
+            driver.quit()
+        if server:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

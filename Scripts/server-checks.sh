@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The HTTP server's checks outside `swift test` (run by .ci/run after it):
+#   1. the OpenAPI document validates (openapi-spec-validator, PyPI);
+#   2. the browser test (Debian chromium + chromium-driver, selenium from PyPI; Scripts/browser-test.py),
+#      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
+#   3. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
+#      the README's figures come from a 30 s run).
+# Python packages go into a venv under .build, kept between runs.
+# Usage: Scripts/server-checks.sh [--cli PATH]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CLI=.build/debug/healthrecords
+if [ "${1:-}" = "--cli" ]; then CLI="$2"; fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]} (Debian)" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+VENV=.build/server-venv
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import selenium, openapi_spec_validator" 2>/dev/null; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q "selenium>=4.15,<5" "openapi-spec-validator>=0.7,<1"
+fi
+
+echo "== OpenAPI document"
+"$VENV/bin/python" - <<'PY'
+from openapi_spec_validator import validate
+from openapi_spec_validator.readers import read_from_filename
+doc, _ = read_from_filename("Sources/HealthServer/Resources/openapi.json")
+validate(doc)
+print(f"openapi.json is a valid OpenAPI {doc['openapi']} document with {len(doc['paths'])} paths")
+PY
+
+echo "== Browser test"
+"$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  # The same flow on a new person's store in the PostgreSQL server the store tests use.
+  "$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
+
+echo "== Load test"
+Scripts/load-test.sh "${LOAD_TEST_SECONDS:-10}" --cli "$CLI"

@@ -1,0 +1,70 @@
+import Foundation
+import HealthStore
+import Hummingbird
+
+/// Asking the person for types (HealthKit's authorization sheet) and the request status.
+///
+/// - `POST /authorization-requests` `{"types": [...], "redirectUri": "..."}` → 201
+///   `{"id", "status", "url"}`. When nothing needs asking (every type decided, no new data
+///   waiting) the request completes at once with no URL, as HealthKit shows no sheet.
+/// - `GET /authorization-requests/{id}` → `{"id", "status"}`: `pending`, `completed`, or
+///   `failed` with `"error": "requiredAuthorizationDenied"` (never which type).
+/// - `GET /authorization-status?types=…` → `{"status": "shouldRequest" | "unnecessary"}`.
+struct AuthorizationRoutes {
+    let state: ServerState
+
+    struct Body: Decodable {
+        let types: [String]
+        let redirectUri: String?
+    }
+
+    func register(on group: RouterGroup<HealthRequestContext>) {
+        group.post("/authorization-requests") { request, context -> Response in
+            let view = try context.app()
+            let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
+            let types = try registeredTypes(body.types, view: view, parameter: "types")
+            let redirect = try RequestParsing.redirectURI(body.redirectUri)
+            var initial = AuthorizationRequest.State.pending
+            if try await view.requestStatus(for: Set(types)) == .unnecessary {
+                initial = .completed
+                do { try await view.checkRequiredAuthorization() } catch ConsentError.requiredAuthorizationDenied { initial = .requiredAuthorizationDenied }
+            }
+            guard let r = state.pending.addAuthorization(appID: view.app.id, types: types, redirectURI: redirect, state: initial) else {
+                throw APIError.conflict("too many pending requests; wait for the person to answer")
+            }
+            return JSONResponse.make(json(r), status: .created)
+        }
+        group.get("/authorization-requests/{id}") { _, context -> Response in
+            let id = try RequestParsing.pathParameter("id", in: context)
+            guard let r = state.pending.authorization(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
+            return JSONResponse.make(json(r))
+        }
+        group.get("/authorization-status") { request, context -> Response in
+            let view = try context.app()
+            let types = try registeredTypes(RequestParsing.list("types", in: request), view: view, parameter: "types")
+            let status = try await view.requestStatus(for: Set(types))
+            return JSONResponse.make(.object([("status", .string(status.rawValue))]))
+        }
+    }
+
+    /// Types the app named, each one it registered for.
+    private func registeredTypes(_ names: [String], view: AppView, parameter: String) throws(APIError) -> [HealthDataType] {
+        let types = try RequestParsing.dataTypes(names, parameter: parameter)
+        guard !types.isEmpty else { throw .invalidRequest("\(parameter) must name at least one type") }
+        for t in types where !view.app.requestedTypes.contains(t) {
+            throw .invalidRequest("\(parameter): the app is not registered to read \(t.name)")
+        }
+        return types
+    }
+
+    private func json(_ r: AuthorizationRequest) -> ResponseJSON {
+        var members: [(String, ResponseJSON)] = [("id", .string(r.id))]
+        switch r.state {
+        case .pending: members += [("status", .string("pending")), ("url", .string(state.baseURL + "/consent/" + r.id))]
+        case .completed: members += [("status", .string("completed")), ("url", .null)]
+        case .requiredAuthorizationDenied: members += [("status", .string("failed")), ("error", .string("requiredAuthorizationDenied")), ("url", .null)]
+        }
+        members.append(("types", .array(r.types.map { .string($0.name) })))
+        return .object(members)
+    }
+}

@@ -1,0 +1,82 @@
+import ClinicalRecords
+import Foundation
+import HealthStore
+import Hummingbird
+import ServiceLifecycle
+
+/// `GET /observe?types=…&anchor=…` — Server-Sent Events announcing new anchors (HealthKit's
+/// observer query). Each event is
+///
+/// ```
+/// id: 42
+/// event: change
+/// data: {"types":["lab-result"],"anchor":"42"}
+/// ```
+///
+/// sent only when a change is visible to the app (a denied type never fires, as in an empty
+/// store). A client that reconnects with `Last-Event-ID` (or `anchor`) hears of what it
+/// missed. Comments (`: keep-alive`) go out when idle, so a dead connection is noticed; the
+/// stream ends when the server shuts down.
+struct ObserveRoutes {
+    let state: ServerState
+
+    func register(on group: RouterGroup<HealthRequestContext>) {
+        group.get("/observe") { request, context -> Response in
+            let view = try context.app()
+            var types: Set<ClinicalType>? = nil
+            let names = RequestParsing.list("types", in: request)
+            if !names.isEmpty {
+                types = []
+                for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
+            }
+            let anchor = try RequestParsing.anchor(request.headers[HeaderName.lastEventID] ?? request.uri.queryParameters.get("anchor"))
+            guard state.openStream(appID: view.app.id) else { throw APIError.conflict("too many open event streams") }
+            // The starting anchor is read before the stream starts, so no change falls between.
+            let start: QueryAnchor
+            do {
+                if let anchor { start = anchor } else { start = try await view.currentAnchor() }
+            } catch {
+                state.closeStream(appID: view.app.id)
+                throw error
+            }
+            let changes = view.observe(types: types, after: start, pollInterval: state.configuration.observePollInterval)
+            let heartbeat = state.configuration.heartbeatInterval
+            let state = self.state
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                defer { state.closeStream(appID: view.app.id) }
+                let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+                try await withGracefulShutdownHandler {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await change in changes { sink.yield(Self.event(change)) }
+                            sink.finish()
+                        }
+                        group.addTask {
+                            while !Task.isCancelled {
+                                try await Task.sleep(for: heartbeat)
+                                sink.yield(": keep-alive\n\n")
+                            }
+                        }
+                        try await writer.write(ByteBuffer(string: "retry: 2000\n: observing\n\n"))
+                        for await text in events { try await writer.write(ByteBuffer(string: text)) }
+                        group.cancelAll()
+                    }
+                } onGracefulShutdown: {
+                    sink.finish()
+                }
+                try await writer.finish(nil)
+            })
+        }
+    }
+
+    /// One event: the changed types and the app's new anchor.
+    static func event(_ change: StoreChange) -> String {
+        let data = ResponseJSON.object([
+            ("types", .array(change.types.sorted().map { .string($0.name) })), ("anchor", .string(change.anchor.description)),
+        ])
+        return "id: \(change.anchor)\nevent: change\ndata: \(String(decoding: data.bytes, as: UTF8.self))\n\n"
+    }
+}

@@ -1,0 +1,20 @@
+import Hummingbird
+
+/// Routes anyone may call: the OpenAPI document, a health check and the style sheet.
+struct PublicRoutes {
+    let state: ServerState
+
+    func register(on router: Router<HealthRequestContext>) {
+        router.get("/openapi.json") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: state.pages.openAPI))
+        }
+        router.get("/health") { _, _ -> Response in
+            JSONResponse.make(.object([("status", .string("ok"))]))
+        }
+        router.get("/static/style.css") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
+                body: ResponseBody(byteBuffer: state.pages.styleSheet))
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import HealthStore
+import Hummingbird
+
+/// `POST /token`: OAuth2 client credentials (RFC 6749 §4.4). The client id and secret come in
+/// the form body or in HTTP Basic authentication; the answer is a bearer token held in memory
+/// (see ``AccessTokens``).
+struct TokenRoutes {
+    let state: ServerState
+
+    func register(on router: Router<HealthRequestContext>) {
+        router.post("/token") { request, _ -> Response in
+            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
+            guard form["grant_type"] == "client_credentials" else {
+                throw form["grant_type"] == nil ? APIError.invalidRequest("grant_type is required") : APIError.unsupportedGrantType
+            }
+            var id = form["client_id"]
+            var secret = form["client_secret"]
+            if let (basicID, basicSecret) = Self.basic(request.headers[.authorization]) {
+                id = basicID
+                secret = basicSecret
+            }
+            guard let id, let secret, !id.isEmpty, !secret.isEmpty else { throw APIError.invalidClient }
+            if let wait = state.authFailures.take("token:" + id) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+            let view: AppView
+            do { view = try await state.consent.authenticate(appID: id, secret: secret) } catch { throw APIError.invalidClient }
+            state.authFailures.refund("token:" + id)
+            let (token, expiresIn) = state.tokens.issue(appID: view.app.id)
+            var response = JSONResponse.make(.object([
+                ("access_token", .string(token)), ("token_type", .string("Bearer")), ("expires_in", .int(expiresIn)),
+            ]))
+            response.headers[HeaderName.pragma] = "no-cache"
+            return response
+        }
+    }
+
+    /// The client id and secret of a Basic authorization header (form-encoded parts, RFC 6749 §2.3.1).
+    static func basic(_ header: String?) -> (String, String)? {
+        guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return nil }
+        guard let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        let decode = { (s: Substring) in s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s) }
+        return (decode(text[..<colon]), decode(text[text.index(after: colon)...]))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HealthStore
+import Hummingbird
+
+/// Verifiable records, one time only (HealthKit's `HKVerifiableClinicalRecordQuery`): no
+/// lasting grant; each request shows the person the cards that have all the requested types,
+/// the person ticks the ones to share, and the app collects exactly those once.
+///
+/// - `POST /verifiable-record-requests` `{"recordTypes": [...], "relevantDateFrom",
+///   "relevantDateTo", "redirectUri"}` → 201 `{"id", "status": "pending", "url"}`.
+/// - `GET /verifiable-record-requests/{id}` → `{"id", "status"}`: `pending`, `completed`
+///   (the person answered), `collected`.
+/// - `POST /verifiable-record-requests/{id}/records` → `{"records": [...]}` once, after the
+///   person answered (an empty list when they shared none — the same as having no cards);
+///   409 before and after.
+struct VerifiableRecordRoutes {
+    let state: ServerState
+
+    struct Body: Decodable {
+        let recordTypes: [String]
+        let relevantDateFrom: String?
+        let relevantDateTo: String?
+        let redirectUri: String?
+    }
+
+    func register(on group: RouterGroup<HealthRequestContext>) {
+        group.post("/verifiable-record-requests") { request, context -> Response in
+            let view = try context.app()
+            let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
+            let types = body.recordTypes.filter { !$0.isEmpty }
+            guard !types.isEmpty else { throw APIError.invalidRequest("recordTypes must name at least one type") }
+            let from = try RequestParsing.period(body.relevantDateFrom, parameter: "relevantDateFrom")
+            let to = try RequestParsing.period(body.relevantDateTo, parameter: "relevantDateTo")
+            var interval: DateInterval? = nil
+            if from != nil || to != nil {
+                let start = from?.start ?? .distantPast
+                let end = to?.end ?? .distantFuture
+                guard start <= end else { throw APIError.invalidRequest("relevantDateFrom is after relevantDateTo") }
+                interval = DateInterval(start: start, end: end)
+            }
+            let redirect = try RequestParsing.redirectURI(body.redirectUri)
+            let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: types, relevantDate: interval)
+            guard let r = state.pending.addCards(vr, redirectURI: redirect) else {
+                throw APIError.conflict("too many pending requests; wait for the person to answer")
+            }
+            return JSONResponse.make(json(r), status: .created)
+        }
+        group.get("/verifiable-record-requests/{id}") { _, context -> Response in
+            let id = try RequestParsing.pathParameter("id", in: context)
+            guard let r = state.pending.cards(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
+            return JSONResponse.make(json(r))
+        }
+        group.post("/verifiable-record-requests/{id}/records") { _, context -> Response in
+            let view = try context.app()
+            let id = try RequestParsing.pathParameter("id", in: context)
+            guard let r = state.pending.cards(id), r.appID == view.app.id else { throw APIError.notFound }
+            guard let token = state.pending.collectCards(id, appID: view.app.id) else {
+                throw APIError.conflict(r.state == .pending ? "the person has not answered yet" : "the records were collected already")
+            }
+            let cards: [StoredVerifiableRecord]
+            do { cards = try await view.takeSharedCards(token: token) } catch ConsentError.invalidShareToken {
+                throw APIError.conflict("the records were collected already")
+            }
+            return JSONResponse.make(.object([("records", .array(cards.map(RecordJSON.card)))]))
+        }
+    }
+
+    private func json(_ r: CardRequest) -> ResponseJSON {
+        switch r.state {
+        case .pending: return .object([("id", .string(r.id)), ("status", .string("pending")), ("url", .string(state.baseURL + "/share/" + r.id))])
+        case .shared: return .object([("id", .string(r.id)), ("status", .string("completed")), ("url", .null)])
+        case .collected: return .object([("id", .string(r.id)), ("status", .string("collected")), ("url", .null)])
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ClinicalRecords
+import Foundation
+import HealthStore
+import Hummingbird
+
+/// Background delivery (HealthKit's background delivery, over HTTP): see ``Webhooks``.
+///
+/// - `POST /webhooks` `{"url", "types": [...]}` → 201 `{"id", "url", "types"}`.
+/// - `GET /webhooks` → `{"webhooks": [...]}`; `DELETE /webhooks/{id}` → 204.
+struct WebhookRoutes {
+    let state: ServerState
+
+    struct Body: Decodable {
+        let url: String
+        let types: [String]?
+    }
+
+    func register(on group: RouterGroup<HealthRequestContext>) {
+        group.post("/webhooks") { request, context -> Response in
+            let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
+            guard let url = URL(string: body.url) else { throw APIError.invalidRequest("url is not a URL") }
+            var types: Set<ClinicalType>? = nil
+            if let names = body.types, !names.isEmpty {
+                types = []
+                for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
+            }
+            let r = try await state.webhooks.register(view: try context.app(), url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
+            return JSONResponse.make(Self.json(r), status: .created)
+        }
+        group.get("/webhooks") { _, context -> Response in
+            JSONResponse.make(.object([("webhooks", .array(state.webhooks.list(appID: try context.app().app.id).map(Self.json)))]))
+        }
+        group.delete("/webhooks/{id}") { _, context -> Response in
+            let id = try RequestParsing.pathParameter("id", in: context)
+            guard state.webhooks.remove(id: id, appID: try context.app().app.id) else { throw APIError.notFound }
+            return Response(status: .noContent)
+        }
+    }
+
+    static func json(_ r: WebhookRegistration) -> ResponseJSON {
+        .object([
+            ("id", .string(r.id)), ("url", .string(r.url.absoluteString)),
+            ("types", r.types.map { .array($0.sorted().map { .string($0.name) }) } ?? .null),
+        ])
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import HealthStore
+import Synchronization
+
+/// Bearer tokens for apps, issued by `POST /token` (OAuth2 client credentials).
+///
+/// Tokens are 256 random bits, held only in this process's memory and only as SHA-256
+/// digests, each with its app and expiry: a restart logs every app out (they ask for a new
+/// token, as OAuth2 clients do on 401). Each app holds at most ``maxPerApp`` live tokens; a new
+/// one pushes out the oldest.
+final class AccessTokens: Sendable {
+    struct Entry: Sendable {
+        let appID: String
+        let expires: Date
+        let issued: Date
+    }
+
+    /// Live tokens an app may hold at once.
+    static let maxPerApp = 16
+
+    private let tokens = Mutex<[Data: Entry]>([:])
+    private let lifetime: Duration
+    private let clock: HealthClock
+
+    init(lifetime: Duration, clock: HealthClock) {
+        self.lifetime = lifetime
+        self.clock = clock
+    }
+
+    /// A new token for an app, and its lifetime in seconds.
+    func issue(appID: String) -> (token: String, expiresIn: Int) {
+        let token = SecretToken.make()
+        let now = clock.now
+        let seconds = Int(lifetime.components.seconds)
+        tokens.withLock { map in
+            map = map.filter { $0.value.expires > now }
+            let own = map.filter { $0.value.appID == appID }.sorted { $0.value.issued < $1.value.issued }
+            for (key, _) in own.prefix(max(0, own.count - Self.maxPerApp + 1)) { map[key] = nil }
+            map[SecretToken.digest(token)] = Entry(appID: appID, expires: now.addingTimeInterval(TimeInterval(seconds)), issued: now)
+        }
+        return (token, seconds)
+    }
+
+    /// The app a token belongs to; `nil` for an unknown or expired token.
+    func appID(for token: String) -> String? {
+        let key = SecretToken.digest(token)
+        let now = clock.now
+        return tokens.withLock { map in
+            guard let e = map[key] else { return nil }
+            guard e.expires > now else {
+                map[key] = nil
+                return nil
+            }
+            return e.appID
+        }
+    }
+}

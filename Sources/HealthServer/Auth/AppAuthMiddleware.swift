@@ -1,0 +1,23 @@
+import HealthStore
+import Hummingbird
+
+/// Checks every app API request: a live bearer token from `POST /token` (else 401, with no
+/// detail), then the app's rate (else 429). Puts the app's view of the store in the context.
+struct AppAuthMiddleware: RouterMiddleware {
+    typealias Context = HealthRequestContext
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            throw APIError.invalidToken
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let appID = state.tokens.appID(for: token) else { throw APIError.invalidToken }
+        guard let view = await state.view(appID: appID) else { throw APIError.invalidToken }
+        context.facts.appID = appID
+        if let wait = state.appLimiter.take(appID) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+        var context = context
+        context.appView = view
+        return try await next(request, context)
+    }
+}

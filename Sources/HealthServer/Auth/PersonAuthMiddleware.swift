@@ -1,0 +1,31 @@
+import Foundation
+import Hummingbird
+
+/// Guards the person's pages: a live session cookie, else a redirect to the sign-in page
+/// (GET) or 403 (forms). Adds the headers every page carries: no caching, no framing (a
+/// consent page inside another site's frame could be clicked through), no referrer, and a
+/// content security policy that allows no script at all.
+struct PersonAuthMiddleware: RouterMiddleware {
+    typealias Context = HealthRequestContext
+    let state: ServerState
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        if let cookie = request.cookies[PersonSessions.cookieName]?.value, let session = state.sessions.session(cookie: cookie) {
+            var context = context
+            context.session = session
+            do { response = try await next(request, context) } catch let error as any HTTPResponseError {
+                response = try error.response(from: request, context: context)
+            }
+        } else if request.method == .get || request.method == .head {
+            let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+            response = PageRenderer.redirect("/login?next=" + FormFields.encode(target))
+        } else {
+            response = state.pages.page(
+                "message", ["title": "Signed out", "message": "Your session has ended. Sign in again and repeat what you were doing."],
+                status: .forbidden)
+        }
+        PageHeaders.add(to: &response)
+        return response
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import HealthStore
+import Hummingbird
+import Synchronization
+
+/// The request context of every route: Hummingbird's core storage, the app a bearer token
+/// authenticated (API routes) and the person's session (page routes).
+public struct HealthRequestContext: RequestContext {
+    /// Hummingbird's per-request storage.
+    public var coreContext: CoreRequestContextStorage
+    /// The view of the store the authenticated app has; `nil` before authentication.
+    public var appView: AppView?
+    /// The person's browser session; `nil` before the session check.
+    var session: PersonSession?
+    /// Facts the logging middleware reads after the handler ran (shared by the context's copies).
+    let facts = RequestFacts()
+
+    /// Makes a context for a request.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+    }
+
+    /// The authenticated app's view; 401 when the route was reached without authentication.
+    func app() throws(APIError) -> AppView {
+        guard let appView else { throw .invalidToken }
+        return appView
+    }
+}
+
+/// What a request turned out to be, filled in as it is handled and read by the log line.
+final class RequestFacts: Sendable {
+    private let app = Mutex<String?>(nil)
+
+    /// The authenticated app's id (random, not personal data).
+    var appID: String? {
+        get { app.withLock { $0 } }
+        set { app.withLock { $0 = newValue } }
+    }
+}

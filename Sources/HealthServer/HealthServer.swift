@@ -1,0 +1,87 @@
+import Foundation
+import HealthStore
+import Hummingbird
+import Logging
+
+/// The HTTP server: the app API (OAuth2 client credentials, authorization requests, record
+/// queries, anchored changes, event streams, webhooks, one-time verifiable records) and the
+/// person's pages (sign-in, timeline, cards, immunizations, apps, consent and sharing), over
+/// one ``HealthStore``.
+///
+/// Handlers are thin: they parse, call ``ConsentManager`` / ``AppView`` / the store, and
+/// present. Tokens, sessions, pending requests and webhooks live in memory.
+public struct HealthServer: Sendable {
+    /// The store served.
+    public let store: any HealthStore
+    /// The configuration.
+    public let configuration: ServerConfiguration
+    let state: ServerState
+    let logger: Logger
+
+    /// Makes a server over a store, loading the bundled templates.
+    ///
+    /// - Parameter webhookSender: what delivers webhooks (``URLSessionWebhookSender`` unless
+    ///   given; tests pass their own).
+    /// - Throws: ``ServerSetupError`` when the bundled resources are missing or broken.
+    public init(store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)? = nil) async throws {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        let pages = try await PageRenderer.load()
+        state = ServerState(store: store, configuration: configuration, pages: pages, sender: webhookSender ?? URLSessionWebhookSender(), logger: logger)
+    }
+
+    /// The person's sign-in link (`…/login?token=…`).
+    public var signInURL: String { state.baseURL + "/login?token=" + configuration.personToken }
+
+    /// The base URL of the links the server hands out.
+    public var baseURL: String { state.baseURL }
+
+    /// The router with every route and middleware.
+    public func router() -> Router<HealthRequestContext> {
+        let router = Router(context: HealthRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
+        PublicRoutes(state: state).register(on: router)
+        TokenRoutes(state: state).register(on: router)
+        LoginRoutes(state: state).register(on: router)
+
+        let api = router.group().add(middleware: AppAuthMiddleware(state: state))
+        AuthorizationRoutes(state: state).register(on: api)
+        RecordRoutes(state: state).register(on: api)
+        ObserveRoutes(state: state).register(on: api)
+        VerifiableRecordRoutes(state: state).register(on: api)
+        WebhookRoutes(state: state).register(on: api)
+
+        let pages = router.group().add(middleware: PersonAuthMiddleware(state: state))
+        let person = PersonRoutes(state: state)
+        person.register(on: pages)
+        ConsentRoutes(state: state, person: person).register(on: pages)
+        return router
+    }
+
+    /// The Hummingbird application; `onListening` hears the bound host and port (useful with
+    /// port 0), after which the links the server hands out use them unless
+    /// ``ServerConfiguration/publicBaseURL`` is set.
+    public func application(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
+        let state = self.state
+        let configured = configuration.publicBaseURL
+        let host = configuration.host
+        let idle = configuration.limits.idleTimeout
+        return Application(
+            router: router(),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                if configured == nil { state.baseURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+                await onListening(host, port)
+            },
+            logger: logger)
+    }
+
+    /// Runs until SIGINT or SIGTERM.
+    public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
+        try await application(onListening: onListening).runService()
+    }
+}

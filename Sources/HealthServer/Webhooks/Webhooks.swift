@@ -1,0 +1,135 @@
+import ClinicalRecords
+import Crypto
+import FHIR
+import Foundation
+import HealthStore
+import Logging
+import Synchronization
+
+/// A webhook an app registered: where to post change notices, and for which types.
+struct WebhookRegistration: Sendable {
+    let id: String
+    let appID: String
+    let url: URL
+    /// The clinical types to watch; `nil` for every type the app may read.
+    let types: Set<ClinicalType>?
+    let created: Date
+}
+
+/// Background delivery: each webhook watches its app's view of the store (the same notices
+/// as `GET /observe`, so denied types never fire) and posts each notice, retrying with
+/// exponential backoff, signed with the app's secret.
+///
+/// Signature: `X-HealthRecords-Signature: t=UNIX_SECONDS,v1=HEX`, where HEX is
+/// HMAC-SHA-256 over `UNIX_SECONDS + "." + body`, keyed with SHA-256 of the app's client
+/// secret (the server keeps only that digest, never the secret). Registrations live in this
+/// process's memory: after a restart the app registers again.
+final class Webhooks: Sendable {
+    private struct Entry: Sendable {
+        let registration: WebhookRegistration
+        let task: Task<Void, Never>
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    private let delivery: Delivery
+    private let store: any HealthStore
+
+    init(sender: any WebhookSender, policy: WebhookPolicy, store: any HealthStore, pollInterval: Duration, logger: Logger) {
+        self.delivery = Delivery(sender: sender, policy: policy, store: store, pollInterval: pollInterval, logger: logger)
+        self.store = store
+    }
+
+    deinit {
+        entries.withLock { map in for e in map.values { e.task.cancel() } }
+    }
+
+    /// Registers a webhook and starts watching.
+    func register(view: AppView, url: URL, types: Set<ClinicalType>?, maxPerApp: Int) async throws -> WebhookRegistration {
+        do { try WebhookURLError.check(url, policy: delivery.policy) } catch { throw APIError.invalidRequest(error.description) }
+        // Changes are announced from now on: the anchor is read before watching starts.
+        let start = try await view.currentAnchor()
+        let registration = WebhookRegistration(id: SecretToken.make(), appID: view.app.id, url: url, types: types, created: store.clock.now)
+        let started: Bool = entries.withLock { map in
+            guard map.values.filter({ $0.registration.appID == view.app.id }).count < maxPerApp else { return false }
+            // The task holds the delivery settings, not this registry, so the registry's deinit
+            // (the server going away) cancels every delivery.
+            let task = Task { [delivery] in await delivery.run(registration, view: view, after: start) }
+            map[registration.id] = Entry(registration: registration, task: task)
+            return true
+        }
+        guard started else { throw APIError.conflict("an app may register at most \(maxPerApp) webhooks") }
+        return registration
+    }
+
+    /// An app's webhooks, oldest first.
+    func list(appID: String) -> [WebhookRegistration] {
+        entries.withLock { map in map.values.map(\.registration).filter { $0.appID == appID }.sorted { $0.created < $1.created } }
+    }
+
+    /// Removes one of an app's webhooks; `false` when it has none with that id.
+    func remove(id: String, appID: String) -> Bool {
+        let entry: Entry? = entries.withLock { map in
+            guard let e = map[id], e.registration.appID == appID else { return nil }
+            map[id] = nil
+            return e
+        }
+        entry?.task.cancel()
+        return entry != nil
+    }
+
+    /// The headers of one delivery, the signature among them.
+    static func headers(body: Data, key: Data, time: Date, delivery: String) -> [String: String] {
+        let t = String(Int(time.timeIntervalSince1970))
+        var message = Data((t + ".").utf8)
+        message.append(body)
+        let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))
+        let hex = mac.map { String(format: "%02x", $0) }.joined()
+        return [
+            "Content-Type": "application/json",
+            "X-HealthRecords-Signature": "t=\(t),v1=\(hex)",
+            "X-HealthRecords-Delivery": delivery,
+        ]
+    }
+}
+
+/// What delivering needs: the sender, the policy, the store (for the app's secret digest) and
+/// the log.
+struct Delivery: Sendable {
+    let sender: any WebhookSender
+    let policy: WebhookPolicy
+    let store: any HealthStore
+    let pollInterval: Duration
+    let logger: Logger
+
+    func run(_ registration: WebhookRegistration, view: AppView, after start: QueryAnchor) async {
+        for await change in view.observe(types: registration.types, after: start, pollInterval: pollInterval) {
+            if Task.isCancelled { break }
+            let body = Data(ResponseJSON.object([
+                ("webhook", .string(registration.id)),
+                ("types", .array(change.types.sorted().map { .string($0.name) })),
+                ("anchor", .string(change.anchor.description)),
+            ]).bytes)
+            await post(body, registration: registration)
+        }
+    }
+
+    func post(_ body: Data, registration: WebhookRegistration) async {
+        var wait = policy.initialBackoff
+        for attempt in 1...max(1, policy.maxAttempts) {
+            if Task.isCancelled { return }
+            var delivered = false
+            if (try? WebhookURLError.check(registration.url, policy: policy)) != nil,
+                let digest = try? await ConsentManager(store: store).app(registration.appID).secretDigest
+            {
+                let headers = Webhooks.headers(body: body, key: digest, time: store.clock.now, delivery: SecretToken.make())
+                delivered = await sender.post(registration.url, body: body, headers: headers, timeout: policy.timeout)
+            }
+            if delivered { return }
+            logger.warning("webhook delivery failed", metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)"])
+            if attempt < policy.maxAttempts {
+                try? await Task.sleep(for: wait)
+                wait = wait * 2
+            }
+        }
+    }
+}

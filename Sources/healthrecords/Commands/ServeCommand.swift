@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import HealthServer
+import HealthStore
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the app API and the person's consent pages over HTTP.",
+        discussion: """
+            Apps registered with `healthrecords apps register` get tokens at POST /token (OAuth2 client credentials) \
+            and read through the person's grants; the OpenAPI document is at /openapi.json. The person signs in to \
+            the pages with the link printed at start; its token comes from --person-token-file or \
+            HEALTHRECORDS_PERSON_TOKEN, else it is random for this run. Logs are JSON lines on standard error and \
+            hold no health data.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "The base URL of the links handed to apps, when the server is reached through a proxy (default http://HOST:PORT).")
+    var publicURL: String?
+
+    @Option(help: "A file holding the person's sign-in token (default: $HEALTHRECORDS_PERSON_TOKEN, else random).")
+    var personTokenFile: String?
+
+    @Option(help: "Requests per second each app may sustain.")
+    var rateLimit: Double = 100
+
+    @Option(help: "Requests each app may make in a burst (default: twice --rate-limit).")
+    var burst: Double?
+
+    @Option(help: "The largest request body accepted, in bytes.")
+    var maxBody = 64 * 1024
+
+    @Option(help: "Seconds a request may take.")
+    var requestTimeout = 30
+
+    @Option(help: "Seconds an access token is valid.")
+    var tokenLifetime = 3600
+
+    @Flag(help: "Allow webhooks to http://127.0.0.1 (a receiver on this machine).")
+    var allowLoopbackWebhooks = false
+
+    @Flag(help: "Allow webhooks to private-network addresses.")
+    var allowPrivateWebhooks = false
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    @Flag(help: "Log plain text lines instead of JSON.")
+    var textLogs = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        guard rateLimit > 0, (burst ?? 1) >= 1 else { throw ValidationError("--rate-limit must be positive and --burst at least 1") }
+        guard maxBody >= 1024 else { throw ValidationError("--max-body must be at least 1024") }
+        guard requestTimeout > 0, tokenLifetime > 0 else { throw ValidationError("--request-timeout and --token-lifetime must be positive") }
+        guard HealthServer.logLevel(logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+    }
+
+    func run() async throws {
+        let store = try await storeOptions.open()
+        var configuration = ServerConfiguration(
+            host: host, port: port, publicBaseURL: publicURL, personToken: try personToken(),
+            accessTokenLifetime: .seconds(tokenLifetime),
+            limits: ServerLimits(maxBodyBytes: maxBody, requestTimeout: .seconds(requestTimeout), appRequestsPerSecond: rateLimit, appBurst: burst ?? rateLimit * 2),
+            webhooks: WebhookPolicy(allowLoopback: allowLoopbackWebhooks, allowPrivateAddresses: allowPrivateWebhooks))
+        configuration.observePollInterval = .seconds(1)
+        let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)
+        let server: HealthServer
+        do { server = try await HealthServer(store: store, configuration: configuration, logger: logger) } catch let e as ServerSetupError {
+            throw CommandFailure.failed(e.description)
+        }
+        try await server.run { host, port in
+            // Written straight to the file descriptor (unbuffered) so scripts reading a pipe see it at once.
+            let lines = """
+                Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)
+                Person's pages: \(server.signInURL)
+                OpenAPI: \(server.baseURL)/openapi.json
+
+                """
+            FileHandle.standardOutput.write(Data(lines.utf8))
+        }
+    }
+
+    private func personToken() throws -> String {
+        if let personTokenFile {
+            guard let text = try? String(contentsOfFile: personTokenFile, encoding: .utf8) else {
+                throw CommandFailure.usage("cannot read --person-token-file \(personTokenFile)")
+            }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard token.count >= 16 else { throw CommandFailure.usage("the person token must be at least 16 characters") }
+            return token
+        }
+        if let env = ProcessInfo.processInfo.environment["HEALTHRECORDS_PERSON_TOKEN"], !env.isEmpty {
+            guard env.count >= 16 else { throw CommandFailure.usage("HEALTHRECORDS_PERSON_TOKEN must be at least 16 characters") }
+            return env
+        }
+        return SecretToken.make()
+    }
+}

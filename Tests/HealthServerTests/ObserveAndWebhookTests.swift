@@ -1,0 +1,91 @@
+import ClinicalRecords
+import Crypto
+import Foundation
+import HealthServer
+import HealthStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `GET /observe` (Server-Sent Events on a live port) and webhooks: notices only for what
+/// the app may see, with the app's anchor; webhooks signed and retried.
+@Suite struct ObserveAndWebhookTests {
+    @Test(arguments: ServerEngine.all)
+    func anEventStreamAnnouncesVisibleChangesWithTheAppsAnchor(engine: ServerEngine) async throws {
+        let w = try await ServerWorld(engine)
+        let creds = try await w.register([.clinical(.labResult), .clinical(.condition)])
+        try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], deny: [.clinical(.condition)], newData: .share))
+        try await w.test(.live) { client in
+            let token = try await client.token(creds)
+            let port = try #require(client.port)
+            let stream = try RawHTTPStream(port: port, path: "/observe?types=lab-result,condition", headers: ["Authorization": "Bearer \(token)"])
+            let head = try await stream.read(until: ": observing")
+            #expect(head.hasPrefix("HTTP/1.1 200"))
+            #expect(head.lowercased().contains("content-type: text/event-stream"))
+            // A denied type's change never fires; an allowed one does.
+            try await w.importResources([Fixtures.record(.condition, id: "c1")])
+            try await w.importResources([Fixtures.record(.labResult, id: "l1")])
+            let text = try await stream.read(until: "event: change")
+            #expect(text.contains(#"data: {"types":["lab-result"],"anchor":"#))
+            #expect(!text.contains("condition\""))
+            let changes = try await client.call(.get, "/changes", token: token).object()
+            #expect(text.contains("id: \(changes["anchor"] as! String)\n"))
+        }
+    }
+
+    @Test(arguments: ServerEngine.all)
+    func aStreamWithoutATokenIsRefused(engine: ServerEngine) async throws {
+        let w = try await ServerWorld(engine)
+        try await w.test(.live) { client in
+            let stream = try RawHTTPStream(port: try #require(client.port), path: "/observe", headers: [:])
+            #expect(try await stream.read(until: "invalid_token").hasPrefix("HTTP/1.1 401"))
+        }
+    }
+
+    @Test(arguments: ServerEngine.all)
+    func webhooksAreSignedWithTheAppSecretAndRetried(engine: ServerEngine) async throws {
+        let w = try await ServerWorld(engine, failingDeliveries: 1)
+        let creds = try await w.register([.clinical(.labResult)])
+        try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
+        try await w.test { client in
+            let token = try await client.token(creds)
+            let created = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"http://127.0.0.1:9/hook","types":["lab-result"]}"#)
+            #expect(created.status == .created)
+            let id = try created.object()["id"] as! String
+            #expect((try await client.call(.get, "/webhooks", token: token).object()["webhooks"] as! [[String: Any]]).map { $0["id"] as! String } == [id])
+
+            try await w.importResources([Fixtures.record(.labResult, id: "l1")])
+            let attempts = await w.webhooks.nextAccepted()
+            #expect(attempts.map(\.accepted) == [false, true])
+            let delivery = attempts[1]
+            let body = String(decoding: delivery.body, as: UTF8.self)
+            #expect(body.hasPrefix(#"{"webhook":"\#(id)","types":["lab-result"],"anchor":""#))
+            let signature = try #require(delivery.headers["X-HealthRecords-Signature"])
+            let parts = Dictionary(uniqueKeysWithValues: signature.split(separator: ",").map { p in
+                let kv = p.split(separator: "=", maxSplits: 1)
+                return (String(kv[0]), String(kv[1]))
+            })
+            var message = Data((parts["t"]! + ".").utf8)
+            message.append(delivery.body)
+            let key = SymmetricKey(data: SHA256.hash(data: Data(creds.secret.utf8)))
+            let expected = HMAC<SHA256>.authenticationCode(for: message, using: key).map { String(format: "%02x", $0) }.joined()
+            #expect(parts["v1"] == expected)
+
+            #expect(try await client.call(.delete, "/webhooks/\(id)", token: token).status == .noContent)
+            #expect(try await client.call(.delete, "/webhooks/\(id)", token: token).status == .notFound)
+        }
+    }
+
+    @Test(arguments: ServerEngine.all)
+    func webhookTargetsOnPrivateNetworksOrPlainHTTPAreRefused(engine: ServerEngine) async throws {
+        let w = try await ServerWorld(engine) { $0.webhooks = WebhookPolicy() }
+        let creds = try await w.register([.clinical(.labResult)])
+        try await w.test { client in
+            let token = try await client.token(creds)
+            for url in ["http://127.0.0.1:9/hook", "https://10.0.0.1/hook", "https://192.168.1.5/hook", "ftp://example.org/", "http://8.8.8.8/hook"] {
+                let r = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"\#(url)"}"#)
+                #expect(r.status == .badRequest, "\(url)")
+            }
+        }
+    }
+}
