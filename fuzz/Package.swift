@@ -22,6 +22,7 @@ let package = Package(
         .executableTarget(name: "FuzzCMS", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzCMS"),
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzPNG"),
         .executableTarget(name: "FuzzQRDecode", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzQRDecode"),
+        .executableTarget(name: "FuzzP256", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzP256"),
         .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
     ]
 )

@@ -3,12 +3,14 @@
 # release build, one target at a time (a second process may run in parallel with JOBS=2).
 # Appends one line per target to fuzz/campaign.log: target, executions, coverage, seconds, result.
 #   fuzz/campaign.sh [RUNS] [TARGET...]
+# CAMPAIGN_SECONDS=N stops each target after N seconds if it has not reached RUNS by then.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here"
 runs="${1:-10000000}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify FuzzP256)
 "$here/seed.sh" >/dev/null
 FUZZ_CONFIG=release "$here/run.sh" "${targets[0]}" 1 >/dev/null 2>&1 || true   # builds everything once
 bin="$(swift build --scratch-path "$here/.build-fuzz-release" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --show-bin-path)"
@@ -19,6 +21,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   cp -n "$here/.seeds/$t"/* "$corpus/" 2>/dev/null || true
   flags=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$here/.work/$t-")
+  [ -z "${CAMPAIGN_SECONDS:-}" ] || flags+=(-max_total_time="$CAMPAIGN_SECONDS")
   case "$t" in
     FuzzSHCVerify) flags+=(-detect_leaks=0 -max_len=8192) ;;
     FuzzQRDecode) flags+=(-max_len=8192) ;;

@@ -5,7 +5,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 shared="$here/../../shared"
 seeds="$here/.seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzQRDecode}
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzQRDecode,FuzzP256}
 n=0
 for f in "$shared"/data/fhir/r4-examples/*.json; do
   [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
@@ -34,6 +34,8 @@ for flags in "" "-noattr" "-keyid" "-noattr -keyid"; do
     -in "$seeds/FuzzSampleContent/example.der" -out "$seeds/FuzzCMS/$name.der" 2>/dev/null
 done
 rm -rf "$tmp"
+# P-256: a few key/mode/message triples (see Sources/FuzzP256).
+for i in 0 1 2 3; do printf "\\x0$i\\x0$i" > "$seeds/FuzzP256/mode$i"; head -c 100 /dev/urandom >> "$seeds/FuzzP256/mode$i"; done
 echo "seeds in $seeds"
 # PNG and QR: small renderings of card QR codes made by our own encoder (the real spec PNGs are
 # large; a downscaled copy keeps executions fast), plus the real images for the PNG decoder.

@@ -85,6 +85,22 @@ public struct JSONWebKey: Sendable {
         }
     }
 
+    /// Whether `signature` (64 bytes r‖s) is a valid ES256 signature of `message` by this key.
+    ///
+    /// A key that keeps being used (an issuer's key in a verifier) is prepared once for
+    /// ``PrecomputedP256Key``'s faster check, which gives the same answers; until then, and for
+    /// keys used only a few times, the check is swift-crypto's.
+    public func isValidES256Signature(_ signature: [UInt8], for message: UnsafeRawBufferPointer) -> Bool {
+        guard let key = try? p256PublicKey() else { return false }
+        if let prepared = memo.preparedKey(key) {
+            return signature.withUnsafeBytes { prepared.isValidSignature($0, for: message) }
+        }
+        return ES256.isValid(signature: signature, message: message, key: key)
+    }
+
+    /// Whether this key has been prepared for fast verification (see ``isValidES256Signature(_:for:)``).
+    public var isPreparedForVerification: Bool { memo.isPrepared }
+
     /// The P-256 private key, for issuing.
     public func p256PrivateKey() throws(JWKError) -> P256.Signing.PrivateKey {
         guard keyType == "EC" else { throw .unsupportedKeyType(keyType ?? "none") }
@@ -194,6 +210,41 @@ public enum JWKError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Results derived from a key's JSON, kept so copies of the key share them.
 final class KeyMemo: Sendable {
     private let state = Mutex<(P256.Signing.PublicKey?, [JWKError]?)>((nil, nil))
+    private let verification = Mutex<VerificationUse>(VerificationUse())
+
+    private struct VerificationUse {
+        var uses = 0
+        var preparing = false
+        var prepared: PrecomputedP256Key?
+    }
+
+    /// The key prepared for fast verification once it has verified ``PreparedKeyBudget/threshold``
+    /// signatures (a key in use in a verifier); nil before that, or when the process already holds
+    /// as many prepared keys as ``PreparedKeyBudget`` allows.
+    func preparedKey(_ key: P256.Signing.PublicKey) -> PrecomputedP256Key? {
+        let prepare: Bool = verification.withLock { use in
+            if use.prepared != nil || use.preparing { return false }
+            use.uses += 1
+            guard use.uses >= PreparedKeyBudget.threshold, PreparedKeyBudget.reserve() else { return false }
+            use.preparing = true
+            return true
+        }
+        if prepare {
+            let prepared = PrecomputedP256Key(key)
+            verification.withLock {
+                $0.prepared = prepared
+                $0.preparing = false
+            }
+            return prepared
+        }
+        return verification.withLock { $0.prepared }
+    }
+
+    var isPrepared: Bool { verification.withLock { $0.prepared != nil } }
+
+    deinit {
+        if verification.withLock({ $0.prepared != nil || $0.preparing }) { PreparedKeyBudget.release() }
+    }
 
     var publicKey: P256.Signing.PublicKey? {
         get { state.withLock { $0.0 } }

@@ -183,12 +183,12 @@ public struct SmartHealthCardVerifier: Sendable {
         } else {
             run.skip("issuer keys", "the issuer URL is not valid")
         }
-        if let key, let publicKey = try? key.p256PublicKey() {
+        if let key, (try? key.p256PublicKey()) != nil {
             if !headerOK || !signatureForm {
                 run.skip("signature", "the header or signature form is wrong")
             } else if jws.text.utf8.withContiguousStorageIfAvailable({
-                ES256.isValid(signature: jws.signature, message: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[0..<jws.signingInputLength]), key: publicKey)
-            }) ?? ES256.isValid(signature: jws.signature, message: Array(jws.signingInput), key: publicKey) {
+                key.isValidES256Signature(jws.signature, for: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer($0)[0..<jws.signingInputLength]))
+            }) ?? Array(jws.signingInput).withUnsafeBytes({ key.isValidES256Signature(jws.signature, for: $0) }) {
                 run.pass("ES256 signature")
             } else {
                 run.fail("ES256 signature", VerificationIssue(.signatureInvalid, "the signature does not verify with key \(header.keyID ?? "")"))
