@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The long fuzzing campaign: every target until it has run RUNS inputs (10 million by default),
-# release build, one target at a time (a second process may run in parallel with JOBS=2).
+# release build, one target at a time (run a second campaign beside it on other targets to use
+# another core).
 # Appends one line per target to fuzz/campaign.log: target, executions, coverage, seconds, result.
 #   fuzz/campaign.sh [RUNS] [TARGET...]
 # CAMPAIGN_SECONDS=N stops each target after N seconds if it has not reached RUNS by then.
@@ -11,8 +12,8 @@ runs="${1:-10000000}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify FuzzP256)
-"$here/seed.sh" >/dev/null
-FUZZ_CONFIG=release "$here/run.sh" "${targets[0]}" 1 >/dev/null 2>&1 || true   # builds everything once
+# Seeds are made once; two campaigns may run side by side on different targets.
+[ -d "$here/.seeds/FuzzP256" ] || "$here/seed.sh" >/dev/null
 bin="$(swift build --scratch-path "$here/.build-fuzz-release" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --show-bin-path)"
 export SWIFT_BACKTRACE=enable=no
 for t in "${targets[@]}"; do

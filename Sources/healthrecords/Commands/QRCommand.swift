@@ -11,14 +11,18 @@ struct QRCommand: AsyncParsableCommand {
         subcommands: [QREncodeCommand.self, QRTextCommand.self, QRDecodeCommand.self])
 }
 
-extension QRErrorCorrectionLevel: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch argument.uppercased() {
-        case "L": self = .L
-        case "M": self = .M
-        case "Q": self = .Q
-        case "H": self = .H
-        default: return nil
+/// The error-correction level as typed on the command line (L, M, Q, H; any case).
+enum QRLevelArgument: String, ExpressibleByArgument, CaseIterable {
+    case L, M, Q, H
+
+    init?(argument: String) { self.init(rawValue: argument.uppercased()) }
+
+    var level: QRErrorCorrectionLevel {
+        switch self {
+        case .L: return .L
+        case .M: return .M
+        case .Q: return .Q
+        case .H: return .H
         }
     }
 }
@@ -35,7 +39,7 @@ struct QREncodeCommand: AsyncParsableCommand {
     var text: String?
 
     @Option(help: "Error correction: L, M, Q or H.")
-    var level: QRErrorCorrectionLevel = .L
+    var level: QRLevelArgument = .L
 
     @Option(help: ArgumentHelp("Write a PNG here.", valueName: "FILE"))
     var png: String?
@@ -58,9 +62,9 @@ struct QREncodeCommand: AsyncParsableCommand {
             if let shc {
                 let jws = String(decoding: try KeyFiles.read(shc, "JWS"), as: UTF8.self)
                 _ = try CompactJWS(jws)
-                code = try CardQRCode.encode(jws: jws, level: level)
+                code = try CardQRCode.encode(jws: jws, level: level.level)
             } else {
-                code = try CardQRCode.encode(text!, level: level)
+                code = try CardQRCode.encode(text!, level: level.level)
             }
         } catch let e as CommandFailure { throw e } catch { throw CommandFailure.usage("\(error)") }
         var files = OutputFiles()
