@@ -17,6 +17,8 @@ enum AlignmentPatternFinder {
                                 Swift.max(abs(u), abs(v)) != 1))
             }
         }
+        // 23 of the template's 25 samples must match.
+        let minimumScore = 23
         var bestScore = -1
         var best: [(x: Int, y: Int)] = []
         let width = image.width, height = image.height
@@ -26,12 +28,22 @@ enum AlignmentPatternFinder {
             let step = Swift.max(1, Int(moduleSize / 4))
             for y in stride(from: cy - reach, through: cy + reach, by: step) {
                 for x in stride(from: cx - reach, through: cx + reach, by: step) {
+                    // Only scores of at least max(23, best so far) can matter, so a position stops
+                    // being sampled once it has missed more than that allows: on noise most
+                    // positions fail within a few samples instead of 25.
+                    let allowedMisses = offsets.count - Swift.max(minimumScore, bestScore)
                     var score = 0
+                    var misses = 0
                     for o in offsets {
                         let sx = Int((Double(x) + 0.5 + o.dx).rounded(.down)), sy = Int((Double(y) + 0.5 + o.dy).rounded(.down))
-                        guard sx >= 0, sy >= 0, sx < width, sy < height else { continue }
-                        if (bits[sy * width + sx] != 0) == o.dark { score += 1 }
+                        if sx >= 0, sy >= 0, sx < width, sy < height, (bits[sy * width + sx] != 0) == o.dark {
+                            score += 1
+                        } else {
+                            misses += 1
+                            if misses > allowedMisses { break }
+                        }
                     }
+                    if misses > allowedMisses { continue }
                     if score > bestScore {
                         bestScore = score
                         best = [(x, y)]
@@ -41,7 +53,7 @@ enum AlignmentPatternFinder {
                 }
             }
         }
-        guard bestScore >= 23,
+        guard bestScore >= minimumScore,
               let nearest = best.min(by: { abs($0.x - cx) + abs($0.y - cy) < abs($1.x - cx) + abs($1.y - cy) })
         else { return nil }
         // Equally good positions form a small plateau around the true centre; averaging the
