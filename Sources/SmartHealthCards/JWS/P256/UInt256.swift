@@ -47,18 +47,6 @@ struct UInt256: Equatable, Sendable {
 
     @inline(__always) var isZero: Bool { (l0 | l1 | l2 | l3) == 0 }
 
-    /// Bit `i` (0 = least significant).
-    @inline(__always) func bit(_ i: Int) -> Bool {
-        let limb: UInt64
-        switch i >> 6 {
-        case 0: limb = l0
-        case 1: limb = l1
-        case 2: limb = l2
-        default: limb = l3
-        }
-        return (limb >> UInt64(i & 63)) & 1 == 1
-    }
-
     /// Byte `i` (0 = least significant).
     @inline(__always) func byte(_ i: Int) -> Int {
         let limb: UInt64
