@@ -33,6 +33,7 @@ def responses(main, *extra):
     return r
 
 clinical_types = ["allergy", "condition", "immunization", "lab-result", "medication", "procedure", "vital-sign", "coverage", "clinical-note"]
+context_categories = ["personal-details", "visits", "practitioner-details", "social-history", "other-observations", "claims", "care-plans", "medication-details", "devices", "other"]
 
 doc = {
   "openapi": "3.1.0",
@@ -78,13 +79,13 @@ doc = {
       ],
       "responses": responses(ok(ref("RecordList")), "400")}},
     "/records/{source}/{resourceType}/{id}": {"get": {
-      "operationId": "getRecord", "summary": "One record or context resource by identity.",
+      "operationId": "getRecord", "summary": "One record or context resource by identity; 404 unless its consent category is granted (and, under ask, approved).",
       "parameters": [p("source", "Source identifier, percent-encoded (a / is %2F)."), p("resourceType", "FHIR resource type."), p("id", "FHIR resource id.")],
       "responses": responses(ok(ref("Record")), "404")}},
     "/changes": {"get": {
       "operationId": "getChanges", "summary": "What changed since an anchor (HealthKit's anchored object query).",
       "parameters": [q("type", "Clinical type.", {"type": "string", "enum": clinical_types}),
-                     q("anchor", "The anchor of the previous answer; omit for everything."),
+                     q("anchor", "The opaque anchor token of the previous answer; omit for everything. Tokens are the app's own: they hide how many changes it may not see lie between two of them."),
                      q("limit", "The most changes to return.", {"type": "integer", "minimum": 0})],
       "responses": responses(ok(ref("Changes")), "400")}},
     "/observe": {"get": {
@@ -139,7 +140,10 @@ doc = {
       "AuthorizationStatus": obj({"status": {"type": "string", "enum": ["shouldRequest", "unnecessary"]}}),
       "Record": obj({"source": S, "sourceName": S, "resourceType": S, "id": S,
                      "clinicalType": {"type": ["string", "null"], "enum": clinical_types + [None]}, "displayName": S, "fhirVersion": S,
-                     "clinicalDate": NS, "addedDate": DT, "anchor": S,
+                     "clinicalDate": NS, "addedDate": DT,
+                     "anchor": {"type": "string", "description": "The app's opaque anchor token for this change (anchored queries only)."},
+                     "category": {"type": "string", "enum": context_categories,
+                                  "description": "The consent category of a context resource (no clinical type); each needs its own grant."},
                      "resource": {"type": "object", "description": "The FHIR resource, its bytes exactly as stored (decimals untouched)."}},
                     required=["source", "sourceName", "resourceType", "id", "clinicalType", "displayName", "fhirVersion", "clinicalDate", "addedDate", "resource"]),
       "RecordList": obj({"records": arr(ref("Record"))}),

@@ -37,6 +37,9 @@ public struct HealthServer: Sendable {
     /// The base URL of the links the server hands out.
     public var baseURL: String { state.baseURL }
 
+    /// How many keys the sign-in and token throttle holds (bounded; for the soak check and tests).
+    package var throttledKeyCount: Int { state.authFailures.count }
+
     /// The router with every route and middleware.
     public func router() -> Router<HealthRequestContext> {
         let router = Router(context: HealthRequestContext.self)

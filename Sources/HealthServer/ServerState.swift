@@ -12,13 +12,14 @@ final class ServerState: Sendable {
     let tokens: AccessTokens
     let sessions: PersonSessions
     let appLimiter: RateLimiter
-    let authFailures: RateLimiter
+    let authFailures: FailureThrottle
+    let sessionCookie: SessionCookie
     let pending: PendingRequests
     let webhooks: Webhooks
     let pages: PageRenderer
     let logger: Logger
     private let base = Mutex<String>("")
-    private let streams = Mutex<[String: Int]>([:])
+    private let streams = Mutex<[String: [String: @Sendable () -> Void]]>([:])
     private let views = Mutex<[String: AppView]>([:])
 
     init(store: any HealthStore, configuration: ServerConfiguration, pages: PageRenderer, sender: any WebhookSender, logger: Logger) {
@@ -28,7 +29,8 @@ final class ServerState: Sendable {
         self.tokens = AccessTokens(lifetime: configuration.accessTokenLifetime, clock: store.clock)
         self.sessions = PersonSessions(lifetime: configuration.personSessionLifetime, clock: store.clock)
         self.appLimiter = RateLimiter(rate: configuration.limits.appRequestsPerSecond, burst: configuration.limits.appBurst)
-        self.authFailures = RateLimiter(rate: 1, burst: configuration.limits.authFailureBurst)
+        self.authFailures = FailureThrottle(freeFailures: Int(configuration.limits.authFailureBurst.rounded(.down)))
+        self.sessionCookie = SessionCookie(publicBaseURL: configuration.publicBaseURL)
         self.pending = PendingRequests(
             lifetime: configuration.pendingRequestLifetime, clock: store.clock, maxPerApp: configuration.limits.maxPendingRequestsPerApp)
         self.webhooks = Webhooks(
@@ -54,17 +56,43 @@ final class ServerState: Sendable {
         return v
     }
 
-    /// Counts an event stream opened by an app; `false` when it holds too many already.
-    func openStream(appID: String) -> Bool {
+    /// Counts an event stream opened by an app, with what ends it; `nil` when the app holds
+    /// too many already, else the stream's id for ``closeStream(appID:id:)``.
+    func openStream(appID: String, end: @escaping @Sendable () -> Void) -> String? {
         streams.withLock { map in
-            guard map[appID, default: 0] < configuration.limits.maxStreamsPerApp else { return false }
-            map[appID, default: 0] += 1
-            return true
+            guard map[appID, default: [:]].count < configuration.limits.maxStreamsPerApp else { return nil }
+            let id = SecretToken.make()
+            map[appID, default: [:]][id] = end
+            return id
         }
     }
 
     /// Counts an event stream closed.
-    func closeStream(appID: String) {
-        streams.withLock { map in map[appID] = max(0, map[appID, default: 1] - 1) }
+    func closeStream(appID: String, id: String) {
+        streams.withLock { map in
+            map[appID]?[id] = nil
+            if map[appID]?.isEmpty == true { map[appID] = nil }
+        }
+    }
+
+    /// Ends everything an app holds in this process: tokens, event streams, webhooks and
+    /// requests waiting for the person. Called when the person revokes it here, and when a
+    /// request finds its access revision moved on (revoked from another process).
+    func endAccess(appID: String) {
+        tokens.revokeAll(appID: appID)
+        let closers = streams.withLock { map in map.removeValue(forKey: appID).map { Array($0.values) } ?? [] }
+        for close in closers { close() }
+        webhooks.removeAll(appID: appID)
+        pending.removeAll(appID: appID)
+    }
+
+    /// Whether an app's access is still the one a token or stream was given under; ends its
+    /// access here when it is not (or when the app is gone).
+    func accessIsCurrent(appID: String, revision: Int) async -> Bool {
+        guard let stored = try? await store.app(id: appID), stored.accessRevision == revision else {
+            endAccess(appID: appID)
+            return false
+        }
+        return true
     }
 }

@@ -17,7 +17,7 @@ extension PostgresHealthStore {
     }
 
     public func app(id: String) async throws -> StoredApp? {
-        var q = query("SELECT id, secret_digest, registered_date, details FROM app WHERE person_id = $1 AND id = ")
+        var q = query("SELECT id, secret_digest, registered_date, details, access_revision FROM app WHERE person_id = $1 AND id = ")
         q += q.bind(id)
         let sealer = self.sealer
         let final = q
@@ -25,13 +25,14 @@ extension PostgresHealthStore {
     }
 
     public func apps() async throws -> [StoredApp] {
-        let q = query("SELECT id, secret_digest, registered_date, details FROM app WHERE person_id = $1 ORDER BY registered_date, id COLLATE \"C\"")
+        let q = query("SELECT id, secret_digest, registered_date, details, access_revision FROM app WHERE person_id = $1 ORDER BY registered_date, id COLLATE \"C\"")
         let sealer = self.sealer
         return try await read { session in try await session.rows(q).map { try Self.app($0, sealer) } }
     }
 
     static func app(_ row: PGRow, _ sealer: any RecordSealer) throws -> StoredApp {
-        try ConsentCoding.app(id: try row.string(0), secretDigest: try row.data(1), registered: try row.double(2), details: try sealer.open(try row.data(3)))
+        try ConsentCoding.app(id: try row.string(0), secretDigest: try row.data(1), registered: try row.double(2), details: try sealer.open(try row.data(3)),
+            accessRevision: Int(try row.int(4)))
     }
 
     public func saveGrants(_ grants: [ReadGrant]) async throws {
@@ -70,11 +71,18 @@ extension PostgresHealthStore {
         }
     }
 
-    public func removeGrants(appID: String) async throws -> Int {
+    public func removeAccess(appID: String) async throws -> Int {
         try await write { w in
             var q = w.query("DELETE FROM read_grant WHERE person_id = $1 AND app_id = ")
             q += q.bind(appID) + " RETURNING data_type"
-            return try await w.session.rows(q).count
+            let removed = try await w.session.rows(q).count
+            var shares = w.query("DELETE FROM card_share WHERE person_id = $1 AND app_id = ")
+            shares += shares.bind(appID)
+            try await w.session.run(shares)
+            var bump = w.query("UPDATE app SET access_revision = access_revision + 1 WHERE person_id = $1 AND id = ")
+            bump += bump.bind(appID)
+            try await w.session.run(bump)
+            return removed
         }
     }
 
@@ -82,7 +90,7 @@ extension PostgresHealthStore {
         try await write { w in QueryAnchor(rawValue: w.nextAnchor()) }
     }
 
-    public func latestAnchor(records: [TypeWindow<ClinicalType>], samples: [TypeWindow<QuantityType>]) async throws -> QueryAnchor {
+    public func latestAnchor(records: [TypeWindow<ConsentCategory>], samples: [TypeWindow<QuantityType>]) async throws -> QueryAnchor {
         guard !records.isEmpty || !samples.isEmpty else { return .initial }
         var q = query("SELECT GREATEST(")
         var parts = 0
@@ -94,7 +102,7 @@ extension PostgresHealthStore {
             q += ")"
         }
         if !records.isEmpty {
-            add("resource", "r", "clinical_type", "id", records)
+            add("resource", "r", "category", "id", records)
             add("tombstone", "t", "clinical_type", "added_anchor", records)
         }
         if !samples.isEmpty {
@@ -109,9 +117,9 @@ extension PostgresHealthStore {
     public func hasData(ofType type: HealthDataType, addedAfter anchor: QueryAnchor) async throws -> Bool {
         var q: PGQuery
         switch type {
-        case .clinical(let t):
-            q = query("SELECT EXISTS (SELECT 1 FROM resource WHERE person_id = $1 AND clinical_type = ")
-            q += q.bind(t.rawValue) + " AND id > "
+        case .clinical, .context:
+            q = query("SELECT EXISTS (SELECT 1 FROM resource WHERE person_id = $1 AND category = ")
+            q += q.bind(type.consentCategory?.rawValue ?? "") + " AND id > "
         case .quantity(let t):
             q = query("SELECT EXISTS (SELECT 1 FROM quantity_sample WHERE person_id = $1 AND quantity_type = ")
             q += q.bind(t.rawValue) + " AND anchor > "
@@ -140,6 +148,33 @@ extension PostgresHealthStore {
                     appID: try row.string(0), date: Date(timeIntervalSince1970: try row.double(1)), operation: try row.string(2),
                     types: ConsentCoding.types(try row.string(3)), count: Int(try row.int(4)))
             }
+        }
+    }
+
+    public func auditEntries(appID: String?, newestFirst limit: Int, offset: Int) async throws -> [AuditEntry] {
+        var q = query("SELECT app_id, date, operation, data_types, record_count FROM audit_entry WHERE person_id = $1")
+        if let appID { q += " AND app_id = " + q.bind(appID) }
+        q += " ORDER BY id DESC LIMIT " + q.bind(Int64(max(0, limit))) + " OFFSET " + q.bind(Int64(max(0, offset)))
+        let final = q
+        return try await read { session in
+            try await session.rows(final).map { row in
+                AuditEntry(
+                    appID: try row.string(0), date: Date(timeIntervalSince1970: try row.double(1)), operation: try row.string(2),
+                    types: ConsentCoding.types(try row.string(3)), count: Int(try row.int(4)))
+            }
+        }
+    }
+
+    public func anchorSecret() async throws -> Data {
+        var insert = query("INSERT INTO anchor_secret (person_id, secret) VALUES ($1, ")
+        insert += insert.bind(AnchorSealer.newSecret()) + ") ON CONFLICT (person_id) DO NOTHING"
+        let make = insert
+        let select = query("SELECT secret FROM anchor_secret WHERE person_id = $1")
+        if let secret = try await read({ session in try await session.row(select)?.data(0) }) { return secret }
+        return try await write { w in
+            try await w.session.run(make)
+            guard let secret = try await w.session.row(select)?.data(0) else { throw HealthStoreError.corruptRecord("the anchor secret is missing") }
+            return secret
         }
     }
 

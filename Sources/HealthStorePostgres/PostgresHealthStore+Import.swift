@@ -148,7 +148,7 @@ struct PostgresRecordBatches {
         versions += versions.bind(now) + ", digest, data FROM resource WHERE person_id = $1 AND id IN (" + versions.list(updates.map(\.1)) + ")"
         try await w.session.run(versions)
         var q = w.query("""
-            UPDATE resource r SET clinical_type = u.clinical_type, display_name = u.display_name, fhir_version = u.fhir_version,
+            UPDATE resource r SET clinical_type = u.clinical_type, category = u.category, display_name = u.display_name, fhir_version = u.fhir_version,
             source_url = u.source_url, clinical_date = u.clinical_date, clinical_date_text = u.clinical_date_text, anchor = u.anchor,
             digest = u.digest, data = u.data FROM (VALUES
             """)
@@ -157,7 +157,8 @@ struct PostgresRecordBatches {
             let c = item.resource
             let r = c.resource
             // Typed: a VALUES list would read a NULL as text.
-            var values = [q.bind(id) + "::bigint", q.bind(c.clinicalType?.rawValue) + "::text", q.bind(try w.sealer.seal(Data(c.displayName.utf8))) + "::bytea"]
+            var values = [q.bind(id) + "::bigint", q.bind(c.clinicalType?.rawValue) + "::text", q.bind(c.category.rawValue) + "::text"]
+            values.append(q.bind(try w.sealer.seal(Data(c.displayName.utf8))) + "::bytea")
             values += [q.bind(r.fhirVersion.stringRepresentation) + "::text", q.bind(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) }) + "::bytea"]
             values += [q.bind(c.clinicalDate?.date.timeIntervalSince1970) + "::double precision", q.bind(c.clinicalDate?.text) + "::text"]
             values += [q.bind(anchor) + "::bigint", q.bind(item.digest) + "::bytea", q.bind(try w.sealer.seal(r.data)) + "::bytea"]
@@ -165,7 +166,7 @@ struct PostgresRecordBatches {
         }
         q += rows.joined(separator: ", ")
         q += """
-            ) AS u(id, clinical_type, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data)
+            ) AS u(id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data)
             WHERE r.person_id = $1 AND r.id = u.id
             """
         try await w.session.run(q)
@@ -177,7 +178,7 @@ struct PostgresRecordBatches {
         let w = writer
         var q = w.query("""
             INSERT INTO resource (person_id, id, identity, source_id, resource_type, clinical_type, resource_id, display_name, fhir_version,
-            source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data) VALUES
+            source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES
             """)
         let source = q.bind(sourceID)
         let added = q.bind(now)
@@ -191,6 +192,7 @@ struct PostgresRecordBatches {
             values += [q.bind(r.fhirVersion.stringRepresentation), q.bind(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) })]
             values += [q.bind(c.clinicalDate?.date.timeIntervalSince1970), q.bind(c.clinicalDate?.text), added, a, q.bind(item.digest)]
             values.append(q.bind(try w.sealer.seal(r.data)))
+            values.append(q.bind(c.category.rawValue))
             rows.append("(" + values.joined(separator: ", ") + ")")
         }
         q += rows.joined(separator: ", ")

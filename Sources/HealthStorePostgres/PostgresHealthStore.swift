@@ -45,6 +45,7 @@ public final class PostgresHealthStore: HealthStore, KeyedStore {
         let location = try await Self.prepare(database, person: person)
         let envelope = try await Self.envelope(database, person: person, location: location)
         self.init(database: database, person: person, location: location, clock: clock, sealer: envelope == nil ? sealer : LockedSealer(path: location), lockTimeout: lockTimeout)
+        try await classifyPending()
     }
 
     /// Opens a person's store in a database, encrypted when credentials are given — as
@@ -83,6 +84,7 @@ public final class PostgresHealthStore: HealthStore, KeyedStore {
             sealer = PlainSealer()
         }
         self.init(database: database, person: person, location: location, clock: clock, sealer: sealer, lockTimeout: lockTimeout)
+        try await classifyPending()
     }
 
     /// Opens the store a URL names (`postgres://…?person=ID`, or `person` given here), with a
@@ -229,17 +231,22 @@ public final class PostgresHealthStore: HealthStore, KeyedStore {
         return try await read { session in Int(try await session.row(q)?.int(0) ?? 0) }
     }
 
-    public func resource(_ identity: RecordIdentity) async throws -> StoredResource? {
+    public func resource(_ identity: RecordIdentity, visible windows: [TypeWindow<ConsentCategory>]?) async throws -> StoredResource? {
         var q = query(PostgresRowDecoder.selectColumns + " WHERE r.person_id = $1 AND r.identity = ")
         q += q.bind(sealer.identityKey([identity.source, identity.resourceType.rawValue, identity.identifier]))
+        if let windows { PostgresQueryBuilder.visibility(windows, type: "r.category", added: "r.id", into: &q) }
         let sealer = self.sealer
-        return try await read { session in try await session.row(q).map { try PostgresRowDecoder.stored($0, sealer: sealer) } }
+        let final = q
+        return try await read { session in try await session.row(final).map { try PostgresRowDecoder.stored($0, sealer: sealer) } }
     }
 
-    public func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource] {
+    public func contextResources(ofType type: FHIRResourceType, source: String?, visible windows: [TypeWindow<ConsentCategory>]?) async throws
+        -> [StoredResource]
+    {
         var q = query(PostgresRowDecoder.selectColumns + " WHERE r.person_id = $1 AND r.clinical_type IS NULL AND r.resource_type = ")
         q += q.bind(type.rawValue)
         if let source { q += " AND s.identity = " + q.bind(ConsentCoding.sourceIdentity(source, sealer)) }
+        if let windows { PostgresQueryBuilder.visibility(windows, type: "r.category", added: "r.id", into: &q) }
         q += " ORDER BY r.id"
         let sealer = self.sealer
         let final = q

@@ -80,7 +80,7 @@ struct PostgresQueryBuilder {
                 if let to { sql += " AND r.clinical_date < " + sql.bind(to.timeIntervalSince1970) }
             case .visible(let windows):
                 // A record's id is the anchor it was first added at.
-                Self.visibility(windows, type: "r.clinical_type", added: "r.id", into: &sql)
+                Self.visibility(windows, type: "r.category", added: "r.id", into: &sql)
             case .and:
                 break  // flattened by conjuncts
             }

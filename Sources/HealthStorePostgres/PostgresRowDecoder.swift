@@ -7,7 +7,7 @@ import HealthStore
 enum PostgresRowDecoder {
     static let selectColumns = """
         SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
-        r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data
+        r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category
         FROM resource r JOIN source s ON s.person_id = r.person_id AND s.id = r.source_id
         """
 
@@ -29,6 +29,7 @@ enum PostgresRowDecoder {
             resource: resource,
             source: RecordSource(identifier: try row.opened(1, sealer), name: try row.opened(2, sealer)),
             clinicalType: try row.optionalString(4).flatMap(ClinicalType.init(rawValue:)),
+            category: CategoryCoding.decode(try row.optionalString(13)),
             displayName: try row.opened(6, sealer),
             addedDate: Date(timeIntervalSince1970: try row.double(10)),
             clinicalDate: try row.optionalString(9).flatMap(FHIRDate.init),

@@ -1,4 +1,5 @@
 import Foundation
+import HealthStore
 
 /// The PostgreSQL schema, as named, append-only migrations recorded in `schema_migrations`.
 ///
@@ -13,6 +14,8 @@ import Foundation
 /// - `v3-verifiable-records`: SMART Health Cards.
 /// - `v4-consent`: apps, read grants, the audit log, one-time card shares.
 /// - `v5-store-key`: the wrapped data key of each encrypted person's store.
+/// - `v6-consent-categories`: every resource's consent category, apps' access revisions, and
+///   each person's secret for the anchors apps see.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -215,12 +218,22 @@ enum PostgresSchema {
                 changed_date double precision NOT NULL
             );
             """),
+        Migration(name: "v6-consent-categories", sql: """
+            ALTER TABLE resource ADD COLUMN category text NOT NULL DEFAULT '\(CategoryCoding.pending)';
+            UPDATE resource SET category = \(CategoryCoding.migrationExpression);
+            CREATE INDEX resource_by_category ON resource (person_id, category, id);
+            ALTER TABLE app ADD COLUMN access_revision bigint NOT NULL DEFAULT 0;
+            CREATE TABLE anchor_secret (
+                person_id text PRIMARY KEY REFERENCES person (person_id) ON DELETE CASCADE,
+                secret bytea NOT NULL
+            );
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
         "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
-        "resource_version", "resource", "source", "store_key",
+        "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 
     /// A lock id for `pg_advisory_xact_lock`, so that two processes never migrate at once.

@@ -89,7 +89,10 @@ import Testing
             #expect(try await w.consent.grants(appID: creds.appID).count == 2)
             let revoked = try await client.call(.post, "/apps/\(creds.appID)/revoke", form: "csrf=\(formEncoded(csrf))", cookie: cookie)
             #expect(revoked.status == .seeOther)
-            #expect((try await client.call(.get, "/records", token: token).object()["records"] as! [Any]).isEmpty)
+            // Revoking ends the app's tokens at once; a new token sees nothing.
+            #expect(try await client.call(.get, "/records", token: token).status == .unauthorized)
+            let fresh = try await client.token(creds)
+            #expect((try await client.call(.get, "/records", token: fresh).object()["records"] as! [Any]).isEmpty)
             #expect(try await client.call(.get, "/apps/\(creds.appID)", cookie: cookie).text.contains("has no access"))
         }
         #expect(try await w.consent.grants(appID: creds.appID).isEmpty)

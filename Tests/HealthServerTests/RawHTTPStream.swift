@@ -52,4 +52,25 @@ final class RawHTTPStream {
         }
         return String(decoding: buffer, as: UTF8.self)
     }
+
+    /// Reads until the server closes the stream; `true` when it did within `limit`.
+    func closes(within limit: Duration) async throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                buffer += chunk[0..<n]
+                // A chunked response ends with its last chunk.
+                if String(decoding: buffer, as: UTF8.self).hasSuffix("0\r\n\r\n") { return true }
+            } else if n == 0 {
+                return true
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                try await Task.sleep(for: .milliseconds(20))
+            } else {
+                return true
+            }
+        }
+        return false
+    }
 }

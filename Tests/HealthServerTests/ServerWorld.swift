@@ -67,6 +67,8 @@ enum ServerTestDatabase {
 final class ServerWorld: Sendable {
     static let personToken = "person-token-for-tests-0123456789"
     static let privacy = URL(string: "https://example.org/privacy")!
+    /// The redirect URIs every test app registers (requests may name only these).
+    static let redirectURIs = ["https://app.example/done?x=1", "https://x.example/", "https://app.example/cards"].map { URL(string: $0)! }
 
     let dir = TemporaryDirectory()
     let store: any HealthStore
@@ -104,7 +106,9 @@ final class ServerWorld: Sendable {
 
     /// Registers an app.
     func register(_ types: Set<HealthDataType>, required: Set<HealthDataType> = [], name: String = "Tracker") async throws -> AppCredentials {
-        try await consent.register(name: name, purpose: "Charts your results for you", privacyPolicyURL: Self.privacy, requestedTypes: types, requiredTypes: required)
+        try await consent.register(
+            name: name, purpose: "Charts your results for you", privacyPolicyURL: Self.privacy, requestedTypes: types, requiredTypes: required,
+            redirectURIs: Self.redirectURIs)
     }
 
     /// Saves two immunization cards and one laboratory card.

@@ -30,6 +30,13 @@ public struct ClinicalClassifier: Sendable {
         }
     }
 
+    /// The consent category of a resource: its clinical type, else a context category.
+    public func category(of resource: FHIRResource, json: JSONObject) -> ConsentCategory {
+        if let t = clinicalType(of: resource, json: json) { return .clinical(t) }
+        let codes = resource.resourceType.rawValue == "Observation" ? json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code) : []
+        return .context(ContextCategory(resourceType: resource.resourceType.rawValue, observationCategories: codes))
+    }
+
     private func observationType(_ json: JSONObject) -> ClinicalType? {
         let categories = json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code)
         if categories.contains("vital-signs") { return .vitalSign }

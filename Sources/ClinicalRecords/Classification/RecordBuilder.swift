@@ -7,6 +7,8 @@ public struct ClassifiedResource: Sendable {
     public let resource: FHIRResource
     /// The clinical type, or `nil` for a resource that is context (Patient, Encounter…).
     public let clinicalType: ClinicalType?
+    /// The consent category: the clinical type, or the context category.
+    public let category: ConsentCategory
     /// The display name (also computed for context resources, for listings).
     public let displayName: String
     /// The clinical date from the resource.
@@ -44,9 +46,11 @@ public struct RecordBuilder: Sendable {
     /// Classifies one resource.
     public func classify(_ resource: FHIRResource, resolve: (String) -> JSONObject? = { _ in nil }) throws(FHIRError) -> ClassifiedResource {
         let json = try resource.json()
+        let category = classifier.category(of: resource, json: json)
         return ClassifiedResource(
             resource: resource,
-            clinicalType: classifier.clinicalType(of: resource, json: json),
+            clinicalType: category.clinicalType,
+            category: category,
             displayName: names.displayName(resourceType: resource.resourceType, json: json, resolve: resolve),
             clinicalDate: ClinicalDateExtractor.clinicalDate(resourceType: resource.resourceType, json: json))
     }

@@ -23,7 +23,7 @@ struct AuthorizationRoutes {
             let view = try context.app()
             let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
             let types = try registeredTypes(body.types, view: view, parameter: "types")
-            let redirect = try RequestParsing.redirectURI(body.redirectUri)
+            let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
             var initial = AuthorizationRequest.State.pending
             if try await view.requestStatus(for: Set(types)) == .unnecessary {
                 initial = .completed

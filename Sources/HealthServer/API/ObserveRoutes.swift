@@ -8,10 +8,12 @@ import ServiceLifecycle
 /// observer query). Each event is
 ///
 /// ```
-/// id: 42
+/// id: ANCHOR
 /// event: change
-/// data: {"types":["lab-result"],"anchor":"42"}
+/// data: {"types":["lab-result"],"anchor":"ANCHOR"}
 /// ```
+///
+/// where ANCHOR is the app's opaque anchor token (``AppView/anchorToken(_:)``).
 ///
 /// sent only when a change is visible to the app (a denied type never fires, as in an empty
 /// store). A client that reconnects with `Last-Event-ID` (or `anchor`) hears of what it
@@ -29,35 +31,46 @@ struct ObserveRoutes {
                 types = []
                 for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
             }
-            let anchor = try RequestParsing.anchor(request.headers[HeaderName.lastEventID] ?? request.uri.queryParameters.get("anchor"))
-            guard state.openStream(appID: view.app.id) else { throw APIError.conflict("too many open event streams") }
+            let anchor = try RequestParsing.anchor(request.headers[HeaderName.lastEventID] ?? request.uri.queryParameters.get("anchor"), view: view)
+            let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+            guard let streamID = state.openStream(appID: view.app.id, end: { sink.finish() }) else {
+                throw APIError.conflict("too many open event streams")
+            }
             // The starting anchor is read before the stream starts, so no change falls between.
             let start: QueryAnchor
             do {
                 if let anchor { start = anchor } else { start = try await view.currentAnchor() }
             } catch {
-                state.closeStream(appID: view.app.id)
+                state.closeStream(appID: view.app.id, id: streamID)
                 throw error
             }
             let changes = view.observe(types: types, after: start, pollInterval: state.configuration.observePollInterval)
             let heartbeat = state.configuration.heartbeatInterval
+            let poll = state.configuration.observePollInterval
+            let revision = context.accessRevision
             let state = self.state
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                defer { state.closeStream(appID: view.app.id) }
-                let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
+                defer { state.closeStream(appID: view.app.id, id: streamID) }
                 try await withGracefulShutdownHandler {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for await change in changes { sink.yield(Self.event(change)) }
+                            for await change in changes { sink.yield(Self.event(change, view: view)) }
                             sink.finish()
                         }
                         group.addTask {
                             while !Task.isCancelled {
                                 try await Task.sleep(for: heartbeat)
                                 sink.yield(": keep-alive\n\n")
+                            }
+                        }
+                        group.addTask {
+                            // A revocation from another process ends the stream within a poll.
+                            while !Task.isCancelled {
+                                try await Task.sleep(for: poll)
+                                if await !state.accessIsCurrent(appID: view.app.id, revision: revision) { sink.finish() }
                             }
                         }
                         try await writer.write(ByteBuffer(string: "retry: 2000\n: observing\n\n"))
@@ -72,11 +85,10 @@ struct ObserveRoutes {
         }
     }
 
-    /// One event: the changed types and the app's new anchor.
-    static func event(_ change: StoreChange) -> String {
-        let data = ResponseJSON.object([
-            ("types", .array(change.types.sorted().map { .string($0.name) })), ("anchor", .string(change.anchor.description)),
-        ])
-        return "id: \(change.anchor)\nevent: change\ndata: \(String(decoding: data.bytes, as: UTF8.self))\n\n"
+    /// One event: the changed types and the app's new anchor, as its opaque token.
+    static func event(_ change: StoreChange, view: AppView) -> String {
+        let token = view.anchorToken(change.anchor)
+        let data = ResponseJSON.object([("types", .array(change.types.sorted().map { .string($0.name) })), ("anchor", .string(token))])
+        return "id: \(token)\nevent: change\ndata: \(String(decoding: data.bytes, as: UTF8.self))\n\n"
     }
 }

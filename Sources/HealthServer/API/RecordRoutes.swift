@@ -36,13 +36,14 @@ struct RecordRoutes {
         group.get("/changes") { request, context -> Response in
             let p = request.uri.queryParameters
             let type = try RequestParsing.clinicalType(p.get("type"))
-            let anchor = try RequestParsing.anchor(p.get("anchor"))
+            let view = try context.app()
+            let anchor = try RequestParsing.anchor(p.get("anchor"), view: view)
             let limit = try RequestParsing.limit(p.get("limit"), cap: state.configuration.limits.maxRecordsPerQuery)
-            let result = try await context.app().changes(AnchoredQuery(type: type, anchor: anchor, limit: limit))
+            let result = try await view.changes(AnchoredQuery(type: type, anchor: anchor, limit: limit))
             return JSONResponse.make(.object([
-                ("added", .array(zip(result.added, result.addedAnchors).map { RecordJSON.record($0, anchor: $1) })),
-                ("deleted", .array(result.deleted.map(RecordJSON.deleted))),
-                ("anchor", .string(result.anchor.description)),
+                ("added", .array(zip(result.added, result.addedAnchors).map { RecordJSON.record($0, anchor: view.anchorToken($1)) })),
+                ("deleted", .array(result.deleted.map { RecordJSON.deleted($0, anchor: view.anchorToken($0.anchor)) })),
+                ("anchor", .string(view.anchorToken(result.anchor))),
             ]))
         }
     }

@@ -52,10 +52,9 @@ enum RequestParsing {
     }
 
     /// An anchor from `GET /changes` or an event id.
-    static func anchor(_ text: String?) throws(APIError) -> QueryAnchor? {
+    static func anchor(_ text: String?, view: AppView) throws(APIError) -> QueryAnchor? {
         guard let text, !text.isEmpty else { return nil }
-        guard let n = Int64(text), n >= 0 else { throw .invalidRequest("anchor must be an anchor this server returned") }
-        return QueryAnchor(rawValue: n)
+        do { return try view.anchor(token: text) } catch { throw .invalidRequest("anchor must be an anchor this server returned") }
     }
 
     /// A date parameter: an ISO 8601 instant or a FHIR date, as the period it covers.
@@ -66,10 +65,12 @@ enum RequestParsing {
     }
 
     /// An app's redirect URI: absolute http(s).
-    static func redirectURI(_ text: String?) throws(APIError) -> URL? {
+    /// A redirect URI the app registered, compared exactly (RFC 6749 §3.1.2, simple string
+    /// comparison): the consent pages send the person nowhere else.
+    static func redirectURI(_ text: String?, app: AppRegistration) throws(APIError) -> URL? {
         guard let text else { return nil }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-            throw .invalidRequest("redirectUri must be an absolute http(s) URL")
+        guard let url = app.redirectURIs.first(where: { $0.absoluteString == text }) else {
+            throw .invalidRequest("redirectUri is not one of the app's registered redirect URIs")
         }
         return url
     }

@@ -9,7 +9,7 @@ struct TokenRoutes {
     let state: ServerState
 
     func register(on router: Router<HealthRequestContext>) {
-        router.post("/token") { request, _ -> Response in
+        router.post("/token") { request, context -> Response in
             let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
             guard form["grant_type"] == "client_credentials" else {
                 throw form["grant_type"] == nil ? APIError.invalidRequest("grant_type is required") : APIError.unsupportedGrantType
@@ -21,11 +21,26 @@ struct TokenRoutes {
                 secret = basicSecret
             }
             guard let id, let secret, !id.isEmpty, !secret.isEmpty else { throw APIError.invalidClient }
-            if let wait = state.authFailures.take("token:" + id) { throw APIError.rateLimited(retryAfterSeconds: wait) }
-            let view: AppView
-            do { view = try await state.consent.authenticate(appID: id, secret: secret) } catch { throw APIError.invalidClient }
-            state.authFailures.refund("token:" + id)
-            let (token, expiresIn) = state.tokens.issue(appID: view.app.id)
+            // Throttled per source address, and per client id from that address; a client id
+            // counts only once it names a registered app, so unauthenticated input never makes
+            // keys of its own (see FailureThrottle).
+            let address = ThrottleKey.address(context.clientAddress)
+            let credential = ThrottleKey.credential("client\u{0}" + id, from: context.clientAddress)
+            if let wait = state.authFailures.wait([address, credential]) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+            let app: StoredApp
+            do {
+                app = try await state.consent.app(id)
+            } catch {
+                state.authFailures.fail([address])
+                throw APIError.invalidClient
+            }
+            guard app.verify(secret: secret) else {
+                state.authFailures.fail([address, credential])
+                throw APIError.invalidClient
+            }
+            // The address keeps its count: one valid credential must not buy unlimited guesses.
+            state.authFailures.succeed([credential])
+            let (token, expiresIn) = state.tokens.issue(appID: app.registration.id, revision: app.accessRevision)
             var response = JSONResponse.make(.object([
                 ("access_token", .string(token)), ("token_type", .string("Bearer")), ("expires_in", .int(expiresIn)),
             ]))

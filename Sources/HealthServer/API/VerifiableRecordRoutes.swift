@@ -38,7 +38,7 @@ struct VerifiableRecordRoutes {
                 guard start <= end else { throw APIError.invalidRequest("relevantDateFrom is after relevantDateTo") }
                 interval = DateInterval(start: start, end: end)
             }
-            let redirect = try RequestParsing.redirectURI(body.redirectUri)
+            let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
             let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: types, relevantDate: interval)
             guard let r = state.pending.addCards(vr, redirectURI: redirect) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")

@@ -24,7 +24,7 @@ struct WebhookRoutes {
                 types = []
                 for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
             }
-            let r = try await state.webhooks.register(view: try context.app(), url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
+            let r = try await state.webhooks.register(view: try context.app(), revision: context.accessRevision, url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
             return JSONResponse.make(Self.json(r), status: .created)
         }
         group.get("/webhooks") { _, context -> Response in

@@ -11,6 +11,8 @@ import Synchronization
 final class AccessTokens: Sendable {
     struct Entry: Sendable {
         let appID: String
+        /// The app's access revision when the token was issued: a revocation voids it.
+        let revision: Int
         let expires: Date
         let issued: Date
     }
@@ -28,7 +30,7 @@ final class AccessTokens: Sendable {
     }
 
     /// A new token for an app, and its lifetime in seconds.
-    func issue(appID: String) -> (token: String, expiresIn: Int) {
+    func issue(appID: String, revision: Int) -> (token: String, expiresIn: Int) {
         let token = SecretToken.make()
         let now = clock.now
         let seconds = Int(lifetime.components.seconds)
@@ -36,13 +38,14 @@ final class AccessTokens: Sendable {
             map = map.filter { $0.value.expires > now }
             let own = map.filter { $0.value.appID == appID }.sorted { $0.value.issued < $1.value.issued }
             for (key, _) in own.prefix(max(0, own.count - Self.maxPerApp + 1)) { map[key] = nil }
-            map[SecretToken.digest(token)] = Entry(appID: appID, expires: now.addingTimeInterval(TimeInterval(seconds)), issued: now)
+            map[SecretToken.digest(token)] = Entry(appID: appID, revision: revision, expires: now.addingTimeInterval(TimeInterval(seconds)), issued: now)
         }
         return (token, seconds)
     }
 
-    /// The app a token belongs to; `nil` for an unknown or expired token.
-    func appID(for token: String) -> String? {
+    /// The app a token belongs to and the access revision it was issued under; `nil` for an
+    /// unknown or expired token.
+    func entry(for token: String) -> Entry? {
         let key = SecretToken.digest(token)
         let now = clock.now
         return tokens.withLock { map in
@@ -51,7 +54,12 @@ final class AccessTokens: Sendable {
                 map[key] = nil
                 return nil
             }
-            return e.appID
+            return e
         }
+    }
+
+    /// Ends every token of an app (its access was revoked).
+    func revokeAll(appID: String) {
+        tokens.withLock { map in map = map.filter { $0.value.appID != appID } }
     }
 }

@@ -1,8 +1,10 @@
 import HealthStore
 import Hummingbird
 
-/// Checks every app API request: a live bearer token from `POST /token` (else 401, with no
-/// detail), then the app's rate (else 429). Puts the app's view of the store in the context.
+/// Checks every app API request: a live bearer token from `POST /token` issued under the app's
+/// current access revision (else 401, with no detail: a revocation, even from another process,
+/// voids it at once), then the app's rate (else 429). Puts the app's view of the store in the
+/// context.
 struct AppAuthMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
     let state: ServerState
@@ -12,12 +14,15 @@ struct AppAuthMiddleware: RouterMiddleware {
             throw APIError.invalidToken
         }
         let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard let appID = state.tokens.appID(for: token) else { throw APIError.invalidToken }
+        guard let entry = state.tokens.entry(for: token) else { throw APIError.invalidToken }
+        let appID = entry.appID
+        guard await state.accessIsCurrent(appID: appID, revision: entry.revision) else { throw APIError.invalidToken }
         guard let view = await state.view(appID: appID) else { throw APIError.invalidToken }
         context.facts.appID = appID
         if let wait = state.appLimiter.take(appID) { throw APIError.rateLimited(retryAfterSeconds: wait) }
         var context = context
         context.appView = view
+        context.accessRevision = entry.revision
         return try await next(request, context)
     }
 }

@@ -14,11 +14,12 @@ struct PersonSession: Sendable {
 /// The person's browser sessions, in memory, keyed by the SHA-256 of the cookie value.
 ///
 /// The person signs in with the person token (``ServerConfiguration/personToken``); the
-/// session cookie (`hr_session`) is random, `HttpOnly`, `SameSite=Lax`, `Path=/`, and lasts
-/// ``ServerConfiguration/personSessionLifetime``. A restart ends every session.
+/// session cookie (``SessionCookie``) is random, `HttpOnly`, `SameSite=Lax`, `Path=/`, and lasts
+/// ``ServerConfiguration/personSessionLifetime``. A restart ends every session. At most
+/// ``maxSessions`` live at once; a new one pushes out the oldest.
 final class PersonSessions: Sendable {
-    /// The cookie's name.
-    static let cookieName = "hr_session"
+    /// Sessions held at once.
+    static let maxSessions = 64
 
     private let sessions = Mutex<[Data: PersonSession]>([:])
     private let lifetime: Duration
@@ -39,6 +40,7 @@ final class PersonSessions: Sendable {
         let session = PersonSession(csrfToken: SecretToken.make(), expires: now.addingTimeInterval(TimeInterval(lifetimeSeconds)))
         sessions.withLock { map in
             map = map.filter { $0.value.expires > now }
+            if map.count >= Self.maxSessions, let oldest = map.min(by: { $0.value.expires < $1.value.expires })?.key { map[oldest] = nil }
             map[SecretToken.digest(cookie)] = session
         }
         return cookie

@@ -10,14 +10,19 @@ public struct HealthRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The view of the store the authenticated app has; `nil` before authentication.
     public var appView: AppView?
+    /// The authenticated app's access revision (what its token was issued under).
+    var accessRevision = 0
     /// The person's browser session; `nil` before the session check.
     var session: PersonSession?
     /// Facts the logging middleware reads after the handler ran (shared by the context's copies).
     let facts = RequestFacts()
+    /// The source address failures are throttled by (``ClientAddress``).
+    let clientAddress: String
 
     /// Makes a context for a request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
+        clientAddress = ClientAddress.key(source.channel.remoteAddress)
     }
 
     /// The authenticated app's view; 401 when the route was reached without authentication.

@@ -6,8 +6,9 @@ import SmartHealthCards
 
 /// How the app API writes records, deletions and cards.
 enum RecordJSON {
-    /// A clinical record with its FHIR resource inline, bytes as stored.
-    static func record(_ r: ClinicalRecord, anchor: QueryAnchor? = nil) -> ResponseJSON {
+    /// A clinical record with its FHIR resource inline, bytes as stored; `anchor` is the app's
+    /// opaque anchor token.
+    static func record(_ r: ClinicalRecord, anchor: String? = nil) -> ResponseJSON {
         var members: [(String, ResponseJSON)] = [
             ("source", .string(r.source.identifier)),
             ("sourceName", .string(r.source.name)),
@@ -19,12 +20,13 @@ enum RecordJSON {
             ("clinicalDate", .string(r.clinicalDate?.text)),
             ("addedDate", .date(r.addedDate)),
         ]
-        if let anchor { members.append(("anchor", .string(anchor.description))) }
+        if let anchor { members.append(("anchor", .string(anchor))) }
         members.append(("resource", .raw(r.fhirResource.data)))
         return .object(members)
     }
 
-    /// A record or a context resource (Patient, Encounter…: no clinical type) found by identity.
+    /// A record or a context resource (Patient, Encounter…: no clinical type, a context
+    /// category instead) found by identity.
     static func resource(_ s: StoredResource) -> ResponseJSON {
         if let record = s.clinicalRecord { return self.record(record) }
         return .object([
@@ -33,6 +35,7 @@ enum RecordJSON {
             ("resourceType", .string(s.resource.resourceType.rawValue)),
             ("id", .string(s.resource.identifier)),
             ("clinicalType", .null),
+            ("category", .string(s.category.rawValue)),
             ("displayName", .string(s.displayName)),
             ("fhirVersion", .string(s.resource.fhirVersion.stringRepresentation)),
             ("clinicalDate", .string(s.clinicalDate?.text)),
@@ -41,15 +44,15 @@ enum RecordJSON {
         ])
     }
 
-    /// A deletion, as an anchored query reports it.
-    static func deleted(_ d: DeletedRecord) -> ResponseJSON {
+    /// A deletion, as an anchored query reports it, with the app's anchor token.
+    static func deleted(_ d: DeletedRecord, anchor: String) -> ResponseJSON {
         .object([
             ("source", .string(d.identity.source)),
             ("resourceType", .string(d.identity.resourceType.rawValue)),
             ("id", .string(d.identity.identifier)),
             ("clinicalType", .string(d.clinicalType.name)),
             ("deletedDate", .date(d.deletedDate)),
-            ("anchor", .string(d.anchor.description)),
+            ("anchor", .string(anchor)),
         ])
     }
 

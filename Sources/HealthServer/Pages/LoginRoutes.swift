@@ -7,54 +7,58 @@ import Hummingbird
 /// sign-in link holding it (`/login?token=…`) and reads it from `--person-token-file` or
 /// `HEALTHRECORDS_PERSON_TOKEN` when given (else it is random per run). Signing in starts a
 /// session cookie; the link's token leaves the address bar at once (303 to the page asked
-/// for). Failed attempts share one token bucket (refilled at one a second), so the token
-/// cannot be guessed at speed.
+/// for). Failed attempts slow down the address they come from (``FailureThrottle``), so the
+/// token cannot be guessed at speed and nobody elsewhere can lock the person out. The cookie is
+/// `Secure` with the `__Host-` prefix when the public URL is https.
 struct LoginRoutes {
     let state: ServerState
 
     func register(on router: Router<HealthRequestContext>) {
-        router.get("/login") { request, _ -> Response in
+        router.get("/login") { request, context -> Response in
             let query = FormFields.parse(request.uri.query ?? "")
             var response: Response
             if let token = query["token"] {
-                response = signIn(token: token, next: query["next"])
+                response = signIn(token: token, next: query["next"], from: context.clientAddress)
             } else {
                 response = form(next: query["next"], error: nil)
             }
             PageHeaders.add(to: &response)
             return response
         }
-        router.post("/login") { request, _ -> Response in
+        router.post("/login") { request, context -> Response in
             let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            var response = signIn(token: form["token"] ?? "", next: form["next"])
+            var response = signIn(token: form["token"] ?? "", next: form["next"], from: context.clientAddress)
             PageHeaders.add(to: &response)
             return response
         }
         router.post("/logout") { request, _ -> Response in
             let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            guard let cookie = request.cookies[PersonSessions.cookieName]?.value, let session = state.sessions.session(cookie: cookie) else {
+            guard let cookie = request.cookies[state.sessionCookie.name]?.value, let session = state.sessions.session(cookie: cookie) else {
                 return PageRenderer.redirect("/login")
             }
             try form.checkCSRF(session)
             state.sessions.end(cookie: cookie)
             var response = PageRenderer.redirect("/login")
-            response.setCookie(Cookie(name: PersonSessions.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
+            response.setCookie(state.sessionCookie.cookie(value: "", maxAge: 0))
             return response
         }
     }
 
-    private func signIn(token: String, next: String?) -> Response {
-        if state.authFailures.take("login-check") != nil {
-            return form(next: next, error: "Too many attempts. Wait a minute and try again.", status: .tooManyRequests)
+    private func signIn(token: String, next: String?, from address: String) -> Response {
+        let keys = [ThrottleKey.address(address), .credential("person", from: address)]
+        if let wait = state.authFailures.wait(keys) {
+            var response = form(next: next, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
+            response.headers[.retryAfter] = String(wait)
+            return response
         }
         guard SecretToken.equal(token, state.configuration.personToken) else {
+            state.authFailures.fail(keys)
             return form(next: next, error: "That is not the sign-in token this server printed.", status: .unauthorized)
         }
-        state.authFailures.refund("login-check")
+        state.authFailures.succeed([keys[1]])
         let cookie = state.sessions.start()
         var response = PageRenderer.redirect(Self.safeNext(next))
-        response.setCookie(
-            Cookie(name: PersonSessions.cookieName, value: cookie, maxAge: state.sessions.lifetimeSeconds, path: "/", httpOnly: true, sameSite: .lax))
+        response.setCookie(state.sessionCookie.cookie(value: cookie, maxAge: state.sessions.lifetimeSeconds))
         return response
     }
 
@@ -64,9 +68,22 @@ struct LoginRoutes {
         return state.pages.page("login", values, status: status)
     }
 
-    /// A local path to go to after signing in; anything else becomes `/`.
+    /// A path on this server to go to after signing in; anything else becomes `/`.
+    ///
+    /// The text is parsed as a URL and accepted only when it is a bare absolute path (and
+    /// query): no scheme, no authority, no control characters, spaces or backslashes anywhere,
+    /// and no second slash at the start. Browsers drop tabs and newlines and read `\` as `/`,
+    /// so `/\t/evil.example` would otherwise become `//evil.example`, another site.
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), !next.contains("\r"), !next.contains("\n") else { return "/" }
+        guard let next, next.utf8.count <= 2048, next.first == "/" else { return "/" }
+        guard next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\\" }) else { return "/" }
+        guard let components = URLComponents(string: next), components.scheme == nil, components.host == nil, components.user == nil,
+            components.port == nil, components.fragment == nil, components.percentEncodedPath.hasPrefix("/"),
+            !components.percentEncodedPath.hasPrefix("//")
+        else { return "/" }
+        // Percent-decoding must not produce a second slash or a control character either.
+        let decoded = components.path
+        guard !decoded.hasPrefix("//"), !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" }) else { return "/" }
         return next
     }
 }

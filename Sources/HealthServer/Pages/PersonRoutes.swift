@@ -89,13 +89,14 @@ struct PersonRoutes {
             try form.checkCSRF(context.session)
             guard let id = context.parameters.get("id"), (try? await state.consent.app(id)) != nil else { return notFound(context) }
             try await state.consent.revoke(appID: id)
+            state.endAccess(appID: id)
             return PageRenderer.redirect("/apps/\(id)")
         }
     }
 
     private func appValues(_ app: AppRegistration) async throws -> [String: Any] {
         let grants = try await state.consent.grants(appID: app.id)
-        let audit = try await state.consent.auditLog(appID: app.id).suffix(100).reversed()
+        let audit = try await state.consent.auditLog(appID: app.id, newestFirst: 100)
         return [
             "title": app.name, "id": app.id, "name": app.name, "purpose": app.purpose, "privacy": app.privacyPolicyURL.absoluteString,
             "registered": Self.shortDate(app.registeredDate),

@@ -48,6 +48,11 @@ struct CardRequest: Sendable {
 /// Requests waiting for the person, in memory: they expire after
 /// ``ServerConfiguration/pendingRequestLifetime`` and do not survive a restart (the app asks
 /// again). Ids are 256 random bits.
+///
+/// Memory is bounded: every request an app made, answered or not, counts against its
+/// ``ServerLimits/maxPendingRequestsPerApp`` until it expires (answered ones included — an app
+/// could otherwise fill memory with requests that complete at once), and only authenticated
+/// apps add requests.
 final class PendingRequests: Sendable {
     private let authorizations = Mutex<[String: AuthorizationRequest]>([:])
     private let cards = Mutex<[String: CardRequest]>([:])
@@ -69,7 +74,7 @@ final class PendingRequests: Sendable {
         let request = AuthorizationRequest(id: SecretToken.make(), appID: appID, types: types, redirectURI: redirectURI, expires: expiry, state: state)
         return authorizations.withLock { map in
             map = map.filter { $0.value.expires > now }
-            guard map.values.filter({ $0.appID == appID && $0.state == .pending }).count < maxPerApp else { return nil }
+            guard map.values.filter({ $0.appID == appID }).count < maxPerApp else { return nil }
             map[request.id] = request
             return request
         }
@@ -98,7 +103,7 @@ final class PendingRequests: Sendable {
         let r = CardRequest(id: SecretToken.make(), request: request, redirectURI: redirectURI, expires: expiry, state: .pending)
         return cards.withLock { map in
             map = map.filter { $0.value.expires > now }
-            guard map.values.filter({ $0.appID == request.appID && $0.state == .pending }).count < maxPerApp else { return nil }
+            guard map.values.filter({ $0.appID == request.appID }).count < maxPerApp else { return nil }
             map[r.id] = r
             return r
         }
@@ -129,5 +134,12 @@ final class PendingRequests: Sendable {
             map[id] = r
             return token
         }
+    }
+
+    /// Drops every request of an app (its access was revoked): pending pages stop working and
+    /// a pick not yet collected is gone.
+    func removeAll(appID: String) {
+        authorizations.withLock { map in map = map.filter { $0.value.appID != appID } }
+        cards.withLock { map in map = map.filter { $0.value.appID != appID } }
     }
 }

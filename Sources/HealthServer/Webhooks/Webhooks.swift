@@ -14,6 +14,8 @@ struct WebhookRegistration: Sendable {
     /// The clinical types to watch; `nil` for every type the app may read.
     let types: Set<ClinicalType>?
     let created: Date
+    /// The app's access revision at registration: a revocation ends the webhook.
+    let revision: Int
 }
 
 /// Background delivery: each webhook watches its app's view of the store (the same notices
@@ -44,11 +46,12 @@ final class Webhooks: Sendable {
     }
 
     /// Registers a webhook and starts watching.
-    func register(view: AppView, url: URL, types: Set<ClinicalType>?, maxPerApp: Int) async throws -> WebhookRegistration {
+    func register(view: AppView, revision: Int, url: URL, types: Set<ClinicalType>?, maxPerApp: Int) async throws -> WebhookRegistration {
         do { try WebhookURLError.check(url, policy: delivery.policy) } catch { throw APIError.invalidRequest(error.description) }
         // Changes are announced from now on: the anchor is read before watching starts.
         let start = try await view.currentAnchor()
-        let registration = WebhookRegistration(id: SecretToken.make(), appID: view.app.id, url: url, types: types, created: store.clock.now)
+        let registration = WebhookRegistration(
+            id: SecretToken.make(), appID: view.app.id, url: url, types: types, created: store.clock.now, revision: revision)
         let started: Bool = entries.withLock { map in
             guard map.values.filter({ $0.registration.appID == view.app.id }).count < maxPerApp else { return false }
             // The task holds the delivery settings, not this registry, so the registry's deinit
@@ -75,6 +78,16 @@ final class Webhooks: Sendable {
         }
         entry?.task.cancel()
         return entry != nil
+    }
+
+    /// Ends every webhook of an app (its access was revoked).
+    func removeAll(appID: String) {
+        let gone: [Entry] = entries.withLock { map in
+            let mine = map.values.filter { $0.registration.appID == appID }
+            for e in mine { map[e.registration.id] = nil }
+            return mine
+        }
+        for e in gone { e.task.cancel() }
     }
 
     /// The headers of one delivery, the signature among them.
@@ -107,29 +120,31 @@ struct Delivery: Sendable {
             let body = Data(ResponseJSON.object([
                 ("webhook", .string(registration.id)),
                 ("types", .array(change.types.sorted().map { .string($0.name) })),
-                ("anchor", .string(change.anchor.description)),
+                ("anchor", .string(view.anchorToken(change.anchor))),
             ]).bytes)
-            await post(body, registration: registration)
+            guard await post(body, registration: registration) else { break }
         }
     }
 
-    func post(_ body: Data, registration: WebhookRegistration) async {
+    /// Posts one notice, retrying; `false` when the app's access was revoked (from any
+    /// process) since the webhook was registered, which ends it without a delivery.
+    func post(_ body: Data, registration: WebhookRegistration) async -> Bool {
         var wait = policy.initialBackoff
         for attempt in 1...max(1, policy.maxAttempts) {
-            if Task.isCancelled { return }
+            if Task.isCancelled { return false }
+            guard let app = try? await store.app(id: registration.appID), app.accessRevision == registration.revision else { return false }
             var delivered = false
-            if (try? WebhookURLError.check(registration.url, policy: policy)) != nil,
-                let digest = try? await ConsentManager(store: store).app(registration.appID).secretDigest
-            {
-                let headers = Webhooks.headers(body: body, key: digest, time: store.clock.now, delivery: SecretToken.make())
+            if (try? WebhookURLError.check(registration.url, policy: policy)) != nil {
+                let headers = Webhooks.headers(body: body, key: app.secretDigest, time: store.clock.now, delivery: SecretToken.make())
                 delivered = await sender.post(registration.url, body: body, headers: headers, timeout: policy.timeout)
             }
-            if delivered { return }
+            if delivered { return true }
             logger.warning("webhook delivery failed", metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)"])
             if attempt < policy.maxAttempts {
                 try? await Task.sleep(for: wait)
                 wait = wait * 2
             }
         }
+        return true
     }
 }

@@ -20,6 +20,9 @@ public struct AppRegistration: Sendable, Hashable {
     public let requiredTypes: Set<HealthDataType>
     /// When it was registered.
     public let registeredDate: Date
+    /// Where the consent pages may send the person back to: an authorization request names one
+    /// of these exactly, or none (the person then stays on the server's page).
+    public let redirectURIs: [URL]
 
     /// The fewest required types a registration may name.
     public static let minimumRequiredTypes = 3
@@ -31,7 +34,7 @@ public struct AppRegistration: Sendable, Hashable {
     ///   requested, or one or two required types.
     public init(
         id: String, name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>,
-        requiredTypes: Set<HealthDataType> = [], registeredDate: Date
+        requiredTypes: Set<HealthDataType> = [], registeredDate: Date, redirectURIs: [URL] = []
     ) throws(ConsentError) {
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidRegistration("the app name is empty") }
         guard !purpose.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidRegistration("the purpose string is empty") }
@@ -46,6 +49,15 @@ public struct AppRegistration: Sendable, Hashable {
         guard requiredTypes.isEmpty || requiredTypes.count >= Self.minimumRequiredTypes else {
             throw .invalidRegistration("an app must require no types or at least \(Self.minimumRequiredTypes); it names \(requiredTypes.count)")
         }
+        for uri in redirectURIs {
+            guard let scheme = uri.scheme?.lowercased(), ["https", "http"].contains(scheme), let host = uri.host, !host.isEmpty, uri.fragment == nil,
+                uri.user == nil, uri.password == nil
+            else { throw .invalidRegistration("a redirect URI must be an absolute http(s) URL with a host and no fragment or user: \(uri.absoluteString)") }
+            if scheme == "http", !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
+                throw .invalidRegistration("a redirect URI must use https unless it is on this machine: \(uri.absoluteString)")
+            }
+        }
+        self.redirectURIs = redirectURIs
         self.id = id
         self.name = name
         self.purpose = purpose
@@ -62,11 +74,15 @@ public struct StoredApp: Sendable, Hashable {
     public let registration: AppRegistration
     /// SHA-256 of the app's secret; the secret itself is never stored.
     public let secretDigest: Data
+    /// Counts the person's revocations of this app: access handed out under an older revision
+    /// (tokens, event streams, webhooks) is void, in every process serving the store.
+    public let accessRevision: Int
 
     /// Makes a stored app.
-    public init(registration: AppRegistration, secretDigest: Data) {
+    public init(registration: AppRegistration, secretDigest: Data, accessRevision: Int = 0) {
         self.registration = registration
         self.secretDigest = secretDigest
+        self.accessRevision = accessRevision
     }
 
     /// Whether a secret is this app's (a constant-time comparison of digests): what an OAuth2

@@ -8,6 +8,8 @@ extension AppView {
         let v = try await visibility()
         let windows = v.records(query.type)
         guard !windows.isEmpty else {
+            // The same statement an allowed empty type runs, matching nothing: equal cost.
+            _ = try await store.changes(AnchoredQuery(type: query.type, predicate: Self.and(query.predicate, .visible([])), anchor: query.anchor, limit: query.limit))
             return AnchoredQueryResult(added: [], addedAnchors: [], deleted: [], anchor: try await appAnchor(v))
         }
         let from = query.anchor ?? .initial
@@ -15,18 +17,19 @@ extension AppView {
         // A type whose page was cut at the limit resumes from its own anchor, not the app's.
         var current = try await appAnchor(v)
         for w in windows {
-            let changed = v.changedAnchor(.clinical(w.type))
+            guard let type = w.type.clinicalType else { continue }
+            let changed = v.changedAnchor(.clinical(type))
             let predicate = Self.and(query.predicate, .visible([w]))
             if from < changed {
                 // The grant changed since the anchor: everything visible of the type, dated no
                 // earlier than the grant change.
-                let all = try await store.changes(AnchoredQuery(type: w.type, predicate: predicate, anchor: nil, limit: nil))
+                let all = try await store.changes(AnchoredQuery(type: type, predicate: predicate, anchor: nil, limit: nil))
                 for (record, own) in zip(all.added, all.addedAnchors) {
                     changes.append(.init(kind: .added(record), effective: max(own, changed), own: own))
                 }
                 for d in all.deleted where d.anchor > from { changes.append(.init(kind: .deleted(d), effective: d.anchor, own: d.anchor)) }
             } else {
-                let r = try await store.changes(AnchoredQuery(type: w.type, predicate: predicate, anchor: query.anchor, limit: query.limit))
+                let r = try await store.changes(AnchoredQuery(type: type, predicate: predicate, anchor: query.anchor, limit: query.limit))
                 for (record, own) in zip(r.added, r.addedAnchors) { changes.append(.init(kind: .added(record), effective: own, own: own)) }
                 for d in r.deleted { changes.append(.init(kind: .deleted(d), effective: d.anchor, own: d.anchor)) }
                 if let limit = query.limit, r.added.count + r.deleted.count >= limit { current = min(current, r.anchor) }

@@ -8,11 +8,11 @@ extension AppView {
     /// leaves no audit entry; the queries the app makes after a notice do.
     public func observe(types: Set<ClinicalType>? = nil, after anchor: QueryAnchor? = nil, pollInterval: Duration = .seconds(1)) -> AsyncStream<StoreChange> {
         watch(after: anchor, pollInterval: pollInterval) { view, last in
-            let windows = try await view.visibility().recordWindows.filter { types?.contains($0.type) ?? true }
+            let granted = try await view.visibility().records(nil).compactMap(\.type.clinicalType).filter { types?.contains($0) ?? true }
             var changed = Set<ClinicalType>()
-            for w in windows {
-                let r = try await view.recordChanges(AnchoredQuery(type: w.type, anchor: last, limit: 1))
-                if !r.added.isEmpty || !r.deleted.isEmpty { changed.insert(w.type) }
+            for type in granted {
+                let r = try await view.recordChanges(AnchoredQuery(type: type, anchor: last, limit: 1))
+                if !r.added.isEmpty || !r.deleted.isEmpty { changed.insert(type) }
             }
             return changed.isEmpty ? nil : StoreChange(types: changed, anchor: .initial)
         }

@@ -7,28 +7,42 @@ import Foundation
 ///
 /// Denial looks exactly like no data: a denied or undecided type returns what an empty store
 /// would — empty lists, zero counts, `nil` lookups, the empty store's anchors and the same
-/// errors — and is never queried at all, so timings do not depend on how many denied records
-/// exist. Under "ask before sharing new data", records first added after the approval
-/// watermark are invisible in the same way.
+/// errors. It costs the same too: the same statement runs with a filter that matches nothing,
+/// decided inside the database, so timings say neither whether a type was granted nor how many
+/// hidden records exist. Under "ask before sharing new data", records first added after the
+/// approval watermark are invisible in the same way.
 ///
-/// Context resources (Patient, Encounter, Organization…) are visible from the sources the app
-/// can see at least one record of: they carry no clinical type to grant, and an app with
-/// nothing visible from a source must not learn that the source exists.
+/// Every stored resource has one consent category (``ConsentCategory``): a clinical type, or a
+/// context category (personal details, visits, claims…) granted like a type. A resource is
+/// visible only through its own category's grant, on every path (by id, lists, changes).
 ///
 /// Anchors are the app's own: the latest change the app may see (``QueryAnchor/initial`` when
 /// it sees nothing, as in an empty store). When a grant changes (allowed, approved) some
 /// records become visible without changing; an anchored query from an anchor older than the
-/// change returns that type's visible records again, so none are missed.
+/// change returns that type's visible records again, so none are missed. Outside the store an
+/// app sees anchors only as ``anchorToken(_:)`` tokens, which hide how many changes it cannot
+/// see lie between two of them.
 public struct AppView: Sendable {
     /// The app.
     public let app: AppRegistration
     /// The store underneath.
     let store: any HealthStore
+    /// Seals the anchors the app is shown.
+    let anchors: AnchorSealer
 
-    init(app: AppRegistration, store: any HealthStore) {
+    init(app: AppRegistration, store: any HealthStore, anchors: AnchorSealer) {
         self.app = app
         self.store = store
+        self.anchors = anchors
     }
+
+    /// The opaque token the app is shown for an anchor.
+    public func anchorToken(_ anchor: QueryAnchor) -> String { anchors.token(anchor, appID: app.id) }
+
+    /// The anchor behind a token this app was given.
+    ///
+    /// - Throws: ``ConsentError/invalidAnchor`` for anything else.
+    public func anchor(token: String) throws(ConsentError) -> QueryAnchor { try anchors.anchor(token, appID: app.id) }
 
     // MARK: Authorization
 
@@ -61,12 +75,9 @@ public struct AppView: Sendable {
     public func records(_ query: SampleQuery) async throws -> [ClinicalRecord] {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let windows = try await visibility().records(query.type)
-        var result: [ClinicalRecord] = []
-        if !windows.isEmpty {
-            var q = query
-            q.predicate = Self.and(query.predicate, .visible(windows))
-            result = try await store.records(q)
-        }
+        var q = query
+        q.predicate = Self.and(query.predicate, .visible(windows))
+        let result = try await store.records(q)
         try await audit("records", clinical: query.type, count: result.count)
         return result
     }
@@ -74,47 +85,27 @@ public struct AppView: Sendable {
     /// How many records the app may see match a query (ignoring its limit).
     public func count(_ query: SampleQuery) async throws -> Int {
         let windows = try await visibility().records(query.type)
-        var n = 0
-        if !windows.isEmpty {
-            var q = query
-            q.predicate = Self.and(query.predicate, .visible(windows))
-            n = try await store.count(q)
-        }
+        var q = query
+        q.predicate = Self.and(query.predicate, .visible(windows))
+        let n = try await store.count(q)
         try await audit("count", clinical: query.type, count: n)
         return n
     }
 
-    /// A record or context resource by identity; `nil` when the app may not see it.
+    /// A record or context resource by identity; `nil` when the app may not see it (its
+    /// category is not granted, or under "ask" it is newer than the approval) or it is missing.
     public func resource(_ identity: RecordIdentity) async throws -> StoredResource? {
         let v = try await visibility()
-        var found: StoredResource?
-        if !v.recordWindows.isEmpty, let stored = try await store.resource(identity) {
-            if let type = stored.clinicalType {
-                let windows = v.records(type)
-                let predicate = RecordPredicate.and([
-                    .identity(source: identity.source, resourceType: identity.resourceType, identifier: identity.identifier), .visible(windows),
-                ])
-                if !windows.isEmpty, try await store.count(SampleQuery(type: type, predicate: predicate)) == 1 { found = stored }
-            } else if try await seesRecords(fromSource: identity.source, v) {
-                found = stored
-            }
-        }
-        try await audit("resource", types: found?.clinicalType.map { [.clinical($0)] } ?? [], count: found == nil ? 0 : 1)
+        let found = try await store.resource(identity, visible: v.recordWindows)
+        try await audit("resource", types: found.map { [HealthDataType($0.category)] } ?? [], count: found == nil ? 0 : 1)
         return found
     }
 
-    /// Context resources of a FHIR type from the sources the app sees records of.
+    /// Context resources of a FHIR type (the Patient…) whose categories the app was granted.
     public func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource] {
         let v = try await visibility()
-        var result: [StoredResource] = []
-        if !v.recordWindows.isEmpty {
-            var candidates: [String]
-            if let source { candidates = [source] } else { candidates = try await store.sources().map(\.identifier) }
-            for s in candidates where try await seesRecords(fromSource: s, v) {
-                result += try await store.contextResources(ofType: type, source: s)
-            }
-        }
-        try await audit("context", types: [], count: result.count)
+        let result = try await store.contextResources(ofType: type, source: source, visible: v.recordWindows)
+        try await audit("context", types: Array(Set(result.map { HealthDataType($0.category) })).sorted(), count: result.count)
         return result
     }
 
@@ -196,8 +187,9 @@ public struct AppView: Sendable {
     struct Visibility: Sendable {
         var grants: [HealthDataType: ReadGrant]
 
-        var recordWindows: [TypeWindow<ClinicalType>] {
-            grants.values.filter { $0.decision == .allowed }.compactMap { g in g.type.clinicalType.map { TypeWindow($0, addedThrough: g.addedThrough) } }
+        /// Windows of every granted consent category: clinical types and context categories.
+        var recordWindows: [TypeWindow<ConsentCategory>] {
+            grants.values.filter { $0.decision == .allowed }.compactMap { g in g.type.consentCategory.map { TypeWindow($0, addedThrough: g.addedThrough) } }
                 .sorted { $0.type < $1.type }
         }
 
@@ -206,7 +198,10 @@ public struct AppView: Sendable {
                 .sorted { $0.type < $1.type }
         }
 
-        func records(_ type: ClinicalType?) -> [TypeWindow<ClinicalType>] { recordWindows.filter { type == nil || $0.type == type } }
+        /// Windows of granted clinical types (one type, or all).
+        func records(_ type: ClinicalType?) -> [TypeWindow<ConsentCategory>] {
+            recordWindows.filter { w in w.type.clinicalType.map { type == nil || $0 == type } ?? false }
+        }
         func samples(_ type: QuantityType?) -> [TypeWindow<QuantityType>] { sampleWindows.filter { type == nil || $0.type == type } }
 
         func changedAnchor(_ type: HealthDataType) -> QueryAnchor { grants[type]?.changedAnchor ?? .initial }
@@ -224,7 +219,7 @@ public struct AppView: Sendable {
         var latest = QueryAnchor.initial
         for w in v.recordWindows {
             let a = try await store.latestAnchor(records: [w], samples: [])
-            if a > .initial { latest = max(latest, a, v.changedAnchor(.clinical(w.type))) }
+            if a > .initial { latest = max(latest, a, v.changedAnchor(HealthDataType(w.type))) }
         }
         for w in v.sampleWindows {
             let a = try await store.latestAnchor(records: [], samples: [w])

@@ -20,6 +20,8 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidShareToken
     /// The person picked a card the request did not offer.
     case cardNotOffered(String)
+    /// An anchor token is malformed, altered, or was made for another app.
+    case invalidAnchor
 
     public var description: String {
         switch self {
@@ -31,6 +33,7 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .requiredAuthorizationDenied: return "required authorization denied"
         case .invalidShareToken: return "the share token is unknown or was used already"
         case .cardNotOffered(let id): return "card \(id) was not offered by the request"
+        case .invalidAnchor: return "the anchor is not one this server gave the app"
         }
     }
 }

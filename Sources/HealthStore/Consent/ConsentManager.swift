@@ -20,11 +20,11 @@ public struct ConsentManager: Sendable {
     /// - Throws: ``ConsentError/invalidRegistration(_:)`` (see ``AppRegistration``).
     public func register(
         name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>,
-        requiredTypes: Set<HealthDataType> = []
+        requiredTypes: Set<HealthDataType> = [], redirectURIs: [URL] = []
     ) async throws -> AppCredentials {
         let registration = try AppRegistration(
             id: UUID().uuidString.lowercased(), name: name, purpose: purpose, privacyPolicyURL: privacyPolicyURL,
-            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: store.clock.now)
+            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: store.clock.now, redirectURIs: redirectURIs)
         let secret = AppSecret.make()
         try await store.saveApp(StoredApp(registration: registration, secretDigest: AppSecret.digest(secret)))
         return AppCredentials(appID: registration.id, secret: secret)
@@ -47,13 +47,13 @@ public struct ConsentManager: Sendable {
     public func authenticate(appID: String, secret: String) async throws -> AppView {
         let app = try await self.app(appID)
         guard app.verify(secret: secret) else { throw ConsentError.invalidAppSecret }
-        return AppView(app: app.registration, store: store)
+        return AppView(app: app.registration, store: store, anchors: try await anchorSealer())
     }
 
     /// The view of the store an app has, without a secret: for the person's own tools
     /// (`healthrecords records --as-app`) and tests.
     public func view(appID: String) async throws -> AppView {
-        AppView(app: try await app(appID).registration, store: store)
+        AppView(app: try await app(appID).registration, store: store, anchors: try await anchorSealer())
     }
 
     // MARK: Grants
@@ -82,7 +82,7 @@ public struct ConsentManager: Sendable {
             ReadGrant(appID: appID, type: $0, decision: .denied, newData: decision.newData, approvedThrough: anchor, changedAnchor: anchor, decidedDate: now)
         }
         try await store.saveGrants(made)
-        try await AppView(app: app, store: store).checkRequiredAuthorization()
+        try await AppView(app: app, store: store, anchors: try await anchorSealer()).checkRequiredAuthorization()
         return made
     }
 
@@ -114,13 +114,18 @@ public struct ConsentManager: Sendable {
         return try await store.grants(appID: appID).sorted { $0.type < $1.type }
     }
 
-    /// Revokes an app: its grants are removed, so it sees nothing and should ask again.
+    /// Revokes an app: its grants and uncollected card shares are removed and its access
+    /// revision moves on, so every token, event stream and webhook it held ends (a server
+    /// checks the revision on each use). The app sees nothing and should ask again.
     /// Returns how many grants there were.
     @discardableResult
     public func revoke(appID: String) async throws -> Int {
         _ = try await app(appID)
-        return try await store.removeGrants(appID: appID)
+        return try await store.removeAccess(appID: appID)
     }
+
+    /// The sealer of the anchors apps see, over the store's secret.
+    func anchorSealer() async throws -> AnchorSealer { AnchorSealer(secret: try await store.anchorSecret()) }
 
     // MARK: Audit
 
@@ -128,6 +133,12 @@ public struct ConsentManager: Sendable {
     public func auditLog(appID: String? = nil) async throws -> [AuditEntry] {
         if let appID { _ = try await app(appID) }
         return try await store.auditEntries(appID: appID)
+    }
+
+    /// The newest `limit` entries of an app's audit log, newest first, read as one page.
+    public func auditLog(appID: String, newestFirst limit: Int, offset: Int = 0) async throws -> [AuditEntry] {
+        _ = try await app(appID)
+        return try await store.auditEntries(appID: appID, newestFirst: limit, offset: offset)
     }
 
     // MARK: Verifiable records

@@ -15,22 +15,30 @@ public protocol ConsentStorage: Sendable {
     func saveGrants(_ grants: [ReadGrant]) async throws
     /// An app's grants.
     func grants(appID: String) async throws -> [ReadGrant]
-    /// Removes an app's grants; returns how many there were.
-    func removeGrants(appID: String) async throws -> Int
+    /// Ends an app's access in one transaction: removes its grants and its uncollected card
+    /// shares, and bumps its ``StoredApp/accessRevision``. Returns how many grants there were.
+    func removeAccess(appID: String) async throws -> Int
 
     /// Takes the next anchor without recording a change (grants are dated with it).
     func reserveAnchor() async throws -> QueryAnchor
     /// The latest anchor of any record, deleted record, sample or deleted sample inside the
     /// windows; ``QueryAnchor/initial`` when there is none.
-    func latestAnchor(records: [TypeWindow<ClinicalType>], samples: [TypeWindow<QuantityType>]) async throws -> QueryAnchor
+    func latestAnchor(records: [TypeWindow<ConsentCategory>], samples: [TypeWindow<QuantityType>]) async throws -> QueryAnchor
     /// Whether any record or sample of a type was first added after an anchor (new data
     /// waiting for approval).
     func hasData(ofType type: HealthDataType, addedAfter anchor: QueryAnchor) async throws -> Bool
+
+    /// The store's secret for sealing the anchors apps see (made once, kept with the store), so
+    /// an app's anchors survive restarts yet say nothing about writes it cannot see.
+    func anchorSecret() async throws -> Data
 
     /// Appends to the audit log.
     func appendAudit(_ entry: AuditEntry) async throws
     /// The audit log, oldest first; one app's entries, or every app's for `nil`.
     func auditEntries(appID: String?) async throws -> [AuditEntry]
+    /// The newest `limit` audit entries (of one app, or of all for `nil`), newest first, skipping
+    /// the newest `offset`: a page read in SQL, so a long log is never loaded whole.
+    func auditEntries(appID: String?, newestFirst limit: Int, offset: Int) async throws -> [AuditEntry]
 
     /// Stores the cards picked for a one-time share.
     func saveCardShare(_ share: CardShare) async throws

@@ -12,11 +12,12 @@ package enum ConsentCoding {
             "privacyPolicyURL": .string(r.privacyPolicyURL.absoluteString),
             "requestedTypes": .array(r.requestedTypes.sorted().map { .string($0.name) }),
             "requiredTypes": .array(r.requiredTypes.sorted().map { .string($0.name) }),
+            "redirectURIs": .array(r.redirectURIs.map { .string($0.absoluteString) }),
         ]))))
     }
 
     /// Rebuilds an app from its row: id, secret digest, registration date and opened details.
-    package static func app(id: String, secretDigest: Data, registered: Double, details: Data) throws -> StoredApp {
+    package static func app(id: String, secretDigest: Data, registered: Double, details: Data, accessRevision: Int = 0) throws -> StoredApp {
         guard let o = (try? JSONReader().read(details))?.objectValue, let url = o.string("privacyPolicyURL").flatMap(URL.init(string:)) else {
             throw HealthStoreError.corruptRecord("app \(id) has damaged details")
         }
@@ -24,8 +25,9 @@ package enum ConsentCoding {
         do {
             let registration = try AppRegistration(
                 id: id, name: o.string("name") ?? "", purpose: o.string("purpose") ?? "", privacyPolicyURL: url,
-                requestedTypes: types("requestedTypes"), requiredTypes: types("requiredTypes"), registeredDate: Date(timeIntervalSince1970: registered))
-            return StoredApp(registration: registration, secretDigest: secretDigest)
+                requestedTypes: types("requestedTypes"), requiredTypes: types("requiredTypes"), registeredDate: Date(timeIntervalSince1970: registered),
+                redirectURIs: o.list("redirectURIs").compactMap { $0.stringValue.flatMap(URL.init(string:)) })
+            return StoredApp(registration: registration, secretDigest: secretDigest, accessRevision: accessRevision)
         } catch {
             throw HealthStoreError.corruptRecord("app \(id): \(error)")
         }

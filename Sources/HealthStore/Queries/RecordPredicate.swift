@@ -14,11 +14,11 @@ public indirect enum RecordPredicate: Sendable, Hashable {
     case addedDate(from: Date?, to: Date?)
     /// Records whose clinical date starts at or after `from` and before `to`.
     case clinicalDate(from: Date?, to: Date?)
-    /// Records of these clinical types only, each only when first added at or before its
+    /// Resources of these consent categories only, each only when first added at or before its
     /// window's anchor: what an app's grants let it see (``AppView`` adds it to every query).
     /// An empty list matches nothing. On deletions it matches the deleted record's type and
     /// first-added anchor.
-    case visible([TypeWindow<ClinicalType>])
+    case visible([TypeWindow<ConsentCategory>])
     /// All of these.
     case and([RecordPredicate])
 

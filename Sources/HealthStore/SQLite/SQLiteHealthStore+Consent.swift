@@ -19,7 +19,7 @@ extension SQLiteHealthStore {
     public func app(id: String) async throws -> StoredApp? {
         let sealer = self.sealer
         return try await read { db in
-            try Row.fetchOne(db, sql: "SELECT id, secret_digest, registered_date, details FROM app WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db, sql: "SELECT id, secret_digest, registered_date, details, access_revision FROM app WHERE id = ?", arguments: [id])
                 .map { try Self.app($0, sealer) }
         }
     }
@@ -27,12 +27,12 @@ extension SQLiteHealthStore {
     public func apps() async throws -> [StoredApp] {
         let sealer = self.sealer
         return try await read { db in
-            try Row.fetchAll(db, sql: "SELECT id, secret_digest, registered_date, details FROM app ORDER BY registered_date, id").map { try Self.app($0, sealer) }
+            try Row.fetchAll(db, sql: "SELECT id, secret_digest, registered_date, details, access_revision FROM app ORDER BY registered_date, id").map { try Self.app($0, sealer) }
         }
     }
 
     static func app(_ row: Row, _ sealer: any RecordSealer) throws -> StoredApp {
-        try ConsentCoding.app(id: row[0], secretDigest: row[1], registered: row[2], details: try sealer.open(row[3]))
+        try ConsentCoding.app(id: row[0], secretDigest: row[1], registered: row[2], details: try sealer.open(row[3]), accessRevision: row[4])
     }
 
     public func saveGrants(_ grants: [ReadGrant]) async throws {
@@ -67,10 +67,13 @@ extension SQLiteHealthStore {
         }
     }
 
-    public func removeGrants(appID: String) async throws -> Int {
+    public func removeAccess(appID: String) async throws -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM read_grant WHERE app_id = ?", arguments: [appID])
-            return db.changesCount
+            let removed = db.changesCount
+            try db.execute(sql: "DELETE FROM card_share WHERE app_id = ?", arguments: [appID])
+            try db.execute(sql: "UPDATE app SET access_revision = access_revision + 1 WHERE id = ?", arguments: [appID])
+            return removed
         }
     }
 
@@ -83,7 +86,7 @@ extension SQLiteHealthStore {
         }
     }
 
-    public func latestAnchor(records: [TypeWindow<ClinicalType>], samples: [TypeWindow<QuantityType>]) async throws -> QueryAnchor {
+    public func latestAnchor(records: [TypeWindow<ConsentCategory>], samples: [TypeWindow<QuantityType>]) async throws -> QueryAnchor {
         guard !records.isEmpty || !samples.isEmpty else { return .initial }
         var parts: [String] = []
         var args = StatementArguments()
@@ -93,7 +96,7 @@ extension SQLiteHealthStore {
             parts.append(text)
         }
         if !records.isEmpty {
-            part("resource", "r", "clinical_type", "added_anchor", records)
+            part("resource", "r", "category", "added_anchor", records)
             part("tombstone", "t", "clinical_type", "added_anchor", records)
         }
         if !samples.isEmpty {
@@ -110,8 +113,11 @@ extension SQLiteHealthStore {
         let name: String
         switch type {
         case .clinical(let t):
-            sql = "SELECT EXISTS (SELECT 1 FROM resource WHERE clinical_type = ? AND added_anchor > ?)"
+            sql = "SELECT EXISTS (SELECT 1 FROM resource WHERE category = ? AND added_anchor > ?)"
             name = t.rawValue
+        case .context(let c):
+            sql = "SELECT EXISTS (SELECT 1 FROM resource WHERE category = ? AND added_anchor > ?)"
+            name = c.rawValue
         case .quantity(let t):
             sql = "SELECT EXISTS (SELECT 1 FROM quantity_sample WHERE quantity_type = ? AND anchor > ?)"
             name = t.rawValue
@@ -138,11 +144,36 @@ extension SQLiteHealthStore {
         let finalSQL = sql
         let finalArgs = args
         return try await read { db in
-            try Row.fetchAll(db, sql: finalSQL, arguments: finalArgs).map { row in
-                AuditEntry(
-                    appID: row[0], date: Date(timeIntervalSince1970: row[1]), operation: row[2],
-                    types: (row[3] as String).split(separator: " ").compactMap { HealthDataType(name: String($0)) }, count: row[4])
+            try Row.fetchAll(db, sql: finalSQL, arguments: finalArgs).map(Self.auditEntry)
+        }
+    }
+
+    public func auditEntries(appID: String?, newestFirst limit: Int, offset: Int) async throws -> [AuditEntry] {
+        var sql = "SELECT app_id, date, operation, data_types, record_count FROM audit_entry"
+        var args = StatementArguments()
+        if let appID {
+            sql += " WHERE app_id = ?"
+            args += [appID]
+        }
+        sql += " ORDER BY id DESC LIMIT ? OFFSET ?"
+        args += [max(0, limit), max(0, offset)]
+        let finalSQL = sql
+        let finalArgs = args
+        return try await read { db in try Row.fetchAll(db, sql: finalSQL, arguments: finalArgs).map(Self.auditEntry) }
+    }
+
+    static func auditEntry(_ row: Row) -> AuditEntry {
+        AuditEntry(
+            appID: row[0], date: Date(timeIntervalSince1970: row[1]), operation: row[2],
+            types: (row[3] as String).split(separator: " ").compactMap { HealthDataType(name: String($0)) }, count: row[4])
+    }
+
+    public func anchorSecret() async throws -> Data {
+        try await read { db in
+            guard let secret = try Data.fetchOne(db, sql: "SELECT secret FROM anchor_secret WHERE id = 1") else {
+                throw HealthStoreError.corruptRecord("the anchor secret is missing")
             }
+            return secret
         }
     }
 

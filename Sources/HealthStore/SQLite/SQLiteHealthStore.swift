@@ -26,7 +26,9 @@ public final class SQLiteHealthStore: HealthStore {
     public convenience init(path: String, clock: HealthClock = .system, sealer: any RecordSealer = PlainSealer(), busyTimeout: TimeInterval = 10) throws(HealthStoreError) {
         let pool = try Self.openPool(path: path, busyTimeout: busyTimeout)
         let envelope = try Self.envelope(pool, path: path)
-        self.init(path: path, clock: clock, pool: pool, sealer: envelope == nil ? sealer : LockedSealer(path: path))
+        let chosen: any RecordSealer = envelope == nil ? sealer : LockedSealer(path: path)
+        try Self.classifyPending(pool, sealer: chosen, path: path)
+        self.init(path: path, clock: clock, pool: pool, sealer: chosen)
     }
 
     /// Opens (creating when missing) the store at `path`, encrypted when credentials are given.
@@ -62,6 +64,7 @@ public final class SQLiteHealthStore: HealthStore {
         } else {
             sealer = PlainSealer()
         }
+        try Self.classifyPending(pool, sealer: sealer, path: path)
         self.init(path: path, clock: clock, pool: pool, sealer: sealer)
     }
 
@@ -72,17 +75,37 @@ public final class SQLiteHealthStore: HealthStore {
         self.sealer = sealer
     }
 
+    /// Gives rows the `v7` migration could not place (non-clinical Observations, whose category
+    /// is inside sealed bytes) their consent category, once the store's key is at hand. Until
+    /// then no grant matches them.
+    static func classifyPending(_ pool: DatabasePool, sealer: any RecordSealer, path: String) throws(HealthStoreError) {
+        guard !(sealer is LockedSealer) else { return }
+        try guarded(path) {
+            let pending = try pool.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE category = ?)", arguments: [CategoryCoding.pending]) ?? false
+            }
+            guard pending else { return }
+            try pool.write { db in
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT id, resource_type, resource_id, fhir_version, data FROM resource WHERE category = ?", arguments: [CategoryCoding.pending])
+                for row in rows {
+                    let version = (try? FHIRVersion(versionString: row[3] as String)) ?? FHIRVersion.primary(for: .r4)
+                    let category = CategoryCoding.classify(
+                        resourceType: row[1], identifier: try SQLiteRowDecoder.text(row[2], sealer), fhirVersion: version, data: try sealer.open(row[4]))
+                    try db.execute(sql: "UPDATE resource SET category = ? WHERE id = ?", arguments: [category.rawValue, row[0] as Int64])
+                }
+            }
+        }
+    }
+
     /// Whether the store is encrypted and was opened without its key.
     public var isLocked: Bool { sealer is LockedSealer }
 
     /// Opens the database and brings its schema up to date.
     static func openPool(path: String, busyTimeout: TimeInterval) throws(HealthStoreError) -> DatabasePool {
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw .cannotOpen(path: path, reason: "cannot create folder \(directory)")
-            }
-        }
+        if !directory.isEmpty { try OwnerOnlyFiles.makeDirectory(directory) }
+        if path != ":memory:" { try OwnerOnlyFiles.prepareDatabase(path) }
         var config = Configuration()
         config.busyMode = .timeout(busyTimeout)
         config.prepareDatabase { db in
@@ -92,7 +115,15 @@ public final class SQLiteHealthStore: HealthStore {
         }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            // A new (empty) file is switched to WAL by whoever opens it first; processes opening
+            // it at the same moment take turns, as they do for the migrations.
+            if path != ":memory:", (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0 {
+                pool = try MigrationLock.withLock(storePath: path, timeout: busyTimeout) { try DatabasePool(path: path, configuration: config) }
+            } else {
+                pool = try DatabasePool(path: path, configuration: config)
+            }
+        } catch let e as HealthStoreError {
+            throw e
         } catch {
             throw .cannotOpen(path: path, reason: SQLiteHealthStore.describe(error))
         }
@@ -177,16 +208,22 @@ public final class SQLiteHealthStore: HealthStore {
         return try await read { db in try Int.fetchOne(db, sql: sql.text, arguments: sql.arguments) ?? 0 }
     }
 
-    public func resource(_ identity: RecordIdentity) async throws -> StoredResource? {
+    public func resource(_ identity: RecordIdentity, visible windows: [TypeWindow<ConsentCategory>]?) async throws -> StoredResource? {
         let key = sealer.identityKey([identity.source, identity.resourceType.rawValue, identity.identifier])
         let sealer = self.sealer
+        var sql = SQLiteRowDecoder.selectColumns + " WHERE r.identity = ?"
+        var args: StatementArguments = [key]
+        if let windows { SQLiteQueryBuilder.visibility(windows, type: "r.category", added: "r.added_anchor", into: &sql, &args) }
+        let finalSQL = sql
+        let finalArgs = args
         return try await read { db in
-            try Row.fetchOne(db, sql: SQLiteRowDecoder.selectColumns + " WHERE r.identity = ?", arguments: [key])
-                .map { try SQLiteRowDecoder.stored($0, sealer: sealer) }
+            try Row.fetchOne(db, sql: finalSQL, arguments: finalArgs).map { try SQLiteRowDecoder.stored($0, sealer: sealer) }
         }
     }
 
-    public func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource] {
+    public func contextResources(ofType type: FHIRResourceType, source: String?, visible windows: [TypeWindow<ConsentCategory>]?) async throws
+        -> [StoredResource]
+    {
         let sealer = self.sealer
         var sql = SQLiteRowDecoder.selectColumns + " WHERE r.clinical_type IS NULL AND r.resource_type = ?"
         var args: StatementArguments = [type.rawValue]
@@ -194,6 +231,7 @@ public final class SQLiteHealthStore: HealthStore {
             sql += " AND s.identity = ?"
             args += [SQLiteSchema.sourceIdentity(source, sealer)]
         }
+        if let windows { SQLiteQueryBuilder.visibility(windows, type: "r.category", added: "r.added_anchor", into: &sql, &args) }
         sql += " ORDER BY r.id"
         let finalSQL = sql
         let finalArgs = args

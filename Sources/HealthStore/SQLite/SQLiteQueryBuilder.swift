@@ -104,7 +104,7 @@ struct SQLiteQueryBuilder {
                 if let from { text += " AND r.clinical_date >= ?"; args += [from.timeIntervalSince1970] }
                 if let to { text += " AND r.clinical_date < ?"; args += [to.timeIntervalSince1970] }
             case .visible(let windows):
-                Self.visibility(windows, type: "r.clinical_type", added: "r.added_anchor", into: &text, &args)
+                Self.visibility(windows, type: "r.category", added: "r.added_anchor", into: &text, &args)
             case .and:
                 break  // flattened by conjuncts
             }

@@ -65,11 +65,11 @@ struct SQLiteRecordWriter {
             let a = nextAnchor()
             try db.cachedStatement(
                 sql: """
-                    UPDATE resource SET clinical_type = ?, display_name = ?, fhir_version = ?, source_url = ?, clinical_date = ?,
+                    UPDATE resource SET clinical_type = ?, category = ?, display_name = ?, fhir_version = ?, source_url = ?, clinical_date = ?,
                     clinical_date_text = ?, anchor = ?, digest = ?, data = ? WHERE id = ?
                     """
             ).execute(arguments: [
-                item.clinicalType?.rawValue, try sealer.seal(Data(item.displayName.utf8)), r.fhirVersion.stringRepresentation,
+                item.clinicalType?.rawValue, item.category.rawValue, try sealer.seal(Data(item.displayName.utf8)), r.fhirVersion.stringRepresentation,
                 try r.sourceURL.map { try sealer.seal(Data($0.absoluteString.utf8)) }, item.clinicalDate?.date.timeIntervalSince1970,
                 item.clinicalDate?.text, a, digest, try sealer.seal(r.data), rowID,
             ])
@@ -79,14 +79,14 @@ struct SQLiteRecordWriter {
         try db.cachedStatement(
             sql: """
                 INSERT INTO resource (identity, source_id, resource_type, clinical_type, resource_id, display_name, fhir_version,
-                source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, added_anchor)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, added_anchor, category)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             identity, sourceID, r.resourceType.rawValue, item.clinicalType?.rawValue, try sealer.seal(Data(r.identifier.utf8)),
             try sealer.seal(Data(item.displayName.utf8)), r.fhirVersion.stringRepresentation,
             try r.sourceURL.map { try sealer.seal(Data($0.absoluteString.utf8)) }, item.clinicalDate?.date.timeIntervalSince1970,
-            item.clinicalDate?.text, now, a, digest, try sealer.seal(r.data), a,
+            item.clinicalDate?.text, now, a, digest, try sealer.seal(r.data), a, item.category.rawValue,
         ])
         // A record that comes back after a deletion is simply added again.
         try db.cachedStatement(sql: "DELETE FROM tombstone WHERE identity = ?").execute(arguments: [identity])

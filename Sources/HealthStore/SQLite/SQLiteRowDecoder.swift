@@ -7,7 +7,7 @@ import GRDB
 enum SQLiteRowDecoder {
     static let selectColumns = """
         SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
-        r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data FROM resource r JOIN source s ON s.id = r.source_id
+        r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category FROM resource r JOIN source s ON s.id = r.source_id
         """
 
     static func stored(_ row: Row, sealer: any RecordSealer) throws -> StoredResource {
@@ -23,6 +23,7 @@ enum SQLiteRowDecoder {
             resource: resource,
             source: RecordSource(identifier: try text(row[1], sealer), name: try text(row[2], sealer)),
             clinicalType: (row[4] as String?).flatMap(ClinicalType.init(rawValue:)),
+            category: CategoryCoding.decode(row[13]),
             displayName: try text(row[6], sealer),
             addedDate: Date(timeIntervalSince1970: row[10]),
             clinicalDate: (row[9] as String?).flatMap(FHIRDate.init),

@@ -14,11 +14,13 @@ import GRDB
 ///   anchor at which each record (and each deleted record or sample) was first added.
 /// - `v5-consent`: apps, read grants, the audit log, one-time card shares.
 /// - `v6-store-key`: the wrapped data key of an encrypted store.
+/// - `v7-consent-categories`: every resource's consent category (``CategoryCoding``), and the
+///   secret that seals the anchors apps see.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v6-store-key"
+    static let latestMigration = "v7-consent-categories"
 
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
@@ -209,6 +211,19 @@ enum SQLiteSchema {
                     changed_date REAL NOT NULL
                 );
                 """)
+        }
+        m.registerMigration("v7-consent-categories") { db in
+            try db.execute(sql: """
+                ALTER TABLE resource ADD COLUMN category TEXT NOT NULL DEFAULT '\(CategoryCoding.pending)';
+                UPDATE resource SET category = \(CategoryCoding.migrationExpression);
+                CREATE INDEX resource_by_category ON resource(category, added_anchor);
+                ALTER TABLE app ADD COLUMN access_revision INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE anchor_secret (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    secret BLOB NOT NULL
+                );
+                """)
+            try db.execute(sql: "INSERT INTO anchor_secret (id, secret) VALUES (1, ?)", arguments: [AnchorSealer.newSecret()])
         }
         return m
     }

@@ -35,11 +35,14 @@ public protocol HealthStore: ConsentStorage, Sendable {
     /// How many records match a query (ignoring its limit).
     func count(_ query: SampleQuery) async throws -> Int
 
-    /// A resource by identity, record or context.
-    func resource(_ identity: RecordIdentity) async throws -> StoredResource?
+    /// A resource by identity, record or context; with windows, only when its consent category
+    /// is in one of them (decided in the same statement, so a hidden resource costs what a
+    /// missing one does).
+    func resource(_ identity: RecordIdentity, visible windows: [TypeWindow<ConsentCategory>]?) async throws -> StoredResource?
 
-    /// Context resources (not clinical records) of a FHIR type, e.g. the Patient.
-    func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource]
+    /// Context resources (not clinical records) of a FHIR type, e.g. the Patient; with windows,
+    /// only those whose consent category is in one of them.
+    func contextResources(ofType type: FHIRResourceType, source: String?, visible windows: [TypeWindow<ConsentCategory>]?) async throws -> [StoredResource]
 
     /// What changed since an anchor.
     func changes(_ query: AnchoredQuery) async throws -> AnchoredQueryResult
@@ -90,4 +93,16 @@ public protocol HealthStore: ConsentStorage, Sendable {
 
     /// Deletes one card by its identifier; returns whether it existed.
     func deleteVerifiableRecord(identifier: String) async throws -> Bool
+}
+
+extension HealthStore {
+    /// A resource by identity, record or context (the person's view: no consent filter).
+    public func resource(_ identity: RecordIdentity) async throws -> StoredResource? {
+        try await resource(identity, visible: nil)
+    }
+
+    /// Context resources of a FHIR type (the person's view: no consent filter).
+    public func contextResources(ofType type: FHIRResourceType, source: String?) async throws -> [StoredResource] {
+        try await contextResources(ofType: type, source: source, visible: nil)
+    }
 }

@@ -10,6 +10,8 @@ public struct StoredResource: Sendable, Hashable {
     public let source: RecordSource
     /// The clinical type; `nil` for context (Patient, Encounter, Organization…).
     public let clinicalType: ClinicalType?
+    /// The consent category: the clinical type, or the context category (every resource has one).
+    public let category: ConsentCategory
     /// The display name.
     public let displayName: String
     /// When it was first added.
@@ -21,12 +23,13 @@ public struct StoredResource: Sendable, Hashable {
 
     /// Makes a stored resource (engines make these from their rows).
     package init(
-        resource: FHIRResource, source: RecordSource, clinicalType: ClinicalType?, displayName: String, addedDate: Date, clinicalDate: FHIRDate?,
-        anchor: QueryAnchor
+        resource: FHIRResource, source: RecordSource, clinicalType: ClinicalType?, category: ConsentCategory, displayName: String, addedDate: Date,
+        clinicalDate: FHIRDate?, anchor: QueryAnchor
     ) {
         self.resource = resource
         self.source = source
         self.clinicalType = clinicalType
+        self.category = category
         self.displayName = displayName
         self.addedDate = addedDate
         self.clinicalDate = clinicalDate

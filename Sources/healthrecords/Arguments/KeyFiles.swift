@@ -1,4 +1,5 @@
 import Foundation
+import HealthStore
 import SampleSignatures
 
 /// Reads and writes key, certificate and signature files for the commands; every problem is a
@@ -69,15 +70,15 @@ enum KeyFiles {
         }
     }
 
-    /// Writes a file, refusing to replace one unless `force`; `secret` files are readable by the owner only.
+    /// Writes a file, refusing to replace one unless `force`; readable by the owner only
+    /// (`secret` is kept for callers that say so; every file is written 0600).
     static func write(_ data: Data, to path: String, secret: Bool = false, force: Bool) throws(CommandFailure) {
         let manager = FileManager.default
         if manager.fileExists(atPath: path) {
             guard force else { throw .usage("\(path) exists; pass --force to replace it") }
             do { try manager.removeItem(atPath: path) } catch { throw .usage("cannot replace \(path): \((error as NSError).localizedDescription)") }
         }
-        let attributes: [FileAttributeKey: Any]? = secret ? [.posixPermissions: 0o600] : nil
-        guard manager.createFile(atPath: path, contents: data, attributes: attributes) else {
+        guard OwnerOnlyFiles.writeNew(data, to: path) else {
             throw .usage("cannot write \(path)")
         }
     }

@@ -40,21 +40,30 @@ struct AppsRegisterCommand: AsyncParsableCommand {
     @Option(help: "The app's privacy policy (http or https URL).")
     var privacyUrl: String
 
-    @Option(help: "Types the app may ask for, comma-separated: clinical types and quantity types.")
+    @Option(help: "Types the app may ask for, comma-separated: clinical types, context categories (personal-details, visits, claims…) and quantity types.")
     var types: TypeListArgument
 
     @Option(help: "Types the app cannot work without (none, or at least 3).")
     var required: TypeListArgument?
+
+    @Option(name: .customLong("redirect-uri"), help: "Where the consent pages may send the person back to (exact match; repeatable).")
+    var redirectURIs: [String] = []
 
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
     func run() async throws {
         guard let url = URL(string: privacyUrl) else { throw CommandFailure.usage("--privacy-url is not a URL") }
+        var redirects: [URL] = []
+        for text in redirectURIs {
+            guard let u = URL(string: text) else { throw CommandFailure.usage("--redirect-uri is not a URL: \(text)") }
+            redirects.append(u)
+        }
         let consent = try await storeOptions.consent()
         let creds = try await consentWork {
             try await consent.register(
-                name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: types.types, requiredTypes: required?.types ?? [])
+                name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: types.types, requiredTypes: required?.types ?? [],
+                redirectURIs: redirects)
         }
         if json {
             JSONOutput.print(.object(JSONObject(["appId": .string(creds.appID), "secret": .string(creds.secret)])))

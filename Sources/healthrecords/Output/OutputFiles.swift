@@ -1,4 +1,5 @@
 import Foundation
+import HealthStore
 
 /// Writes several output files so that either all of them appear or none do.
 ///
@@ -11,7 +12,7 @@ struct OutputFiles {
     mutating func add(_ data: Data, to path: String) throws(CommandFailure) {
         let dir = (path as NSString).deletingLastPathComponent
         let temp = (dir.isEmpty ? "." : dir) + "/.\((path as NSString).lastPathComponent).\(UUID().uuidString).tmp"
-        guard FileManager.default.createFile(atPath: temp, contents: data) else {
+        guard OwnerOnlyFiles.writeNew(data, to: temp) else {
             discard()
             throw .usage("cannot write \(path)")
         }

@@ -1,0 +1,37 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStore
+
+extension PostgresHealthStore {
+    /// Gives rows the `v6` migration could not place (non-clinical Observations, whose category
+    /// is inside sealed bytes) their consent category, once the person's key is at hand. Until
+    /// then no grant matches them.
+    func classifyPending() async throws(HealthStoreError) {
+        guard !isLocked else { return }
+        let sealer = self.sealer
+        var find = query("SELECT id, resource_type, resource_id, fhir_version, data FROM resource WHERE person_id = $1 AND category = ")
+        find += find.bind(CategoryCoding.pending)
+        let final = find
+        do {
+            let found: [(Int64, String)] = try await read { session in
+                try await session.rows(final).map { row in
+                    let version = (try? FHIRVersion(versionString: try row.string(3))) ?? FHIRVersion.primary(for: .r4)
+                    let category = CategoryCoding.classify(
+                        resourceType: try row.string(1), identifier: try row.opened(2, sealer), fhirVersion: version, data: try sealer.open(try row.data(4)))
+                    return (try row.int(0), category.rawValue)
+                }
+            }
+            guard !found.isEmpty else { return }
+            try await write { w in
+                for (id, category) in found {
+                    var q = w.query("UPDATE resource SET category = ")
+                    q += q.bind(category) + " WHERE person_id = $1 AND id = " + q.bind(id) + " AND category = " + q.bind(CategoryCoding.pending)
+                    try await w.session.run(q)
+                }
+            }
+        } catch {
+            throw error as? HealthStoreError ?? .database("\(error)")
+        }
+    }
+}
