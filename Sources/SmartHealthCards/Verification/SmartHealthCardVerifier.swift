@@ -48,7 +48,7 @@ public struct SmartHealthCardVerifier: Sendable {
         var run = Run(origin: card.origin, jws: card.jws)
         run.warnings += card.warnings
         if let problem = card.inputError {
-            run.fail(card.fromQR ? "QR text" : "card container", problem)
+            run.fail(problem.code == .inputNoCard ? "input" : card.fromQR ? "QR text" : "card container", problem)
             return run.report
         }
         await verify(&run, at: time)

@@ -7,6 +7,7 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
 
+    public static let inputNoCard: VerificationCode = "input.noCard"
     public static let jwsMalformed: VerificationCode = "jws.malformed"
     public static let jwsTrailingCharacters: VerificationCode = "jws.trailingCharacters"
     public static let jwsHeaderAlg: VerificationCode = "jws.header.alg"
