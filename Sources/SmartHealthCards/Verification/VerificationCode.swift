@@ -41,6 +41,10 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public static let qrVersion: VerificationCode = "qr.version"
     public static let fhirBundle: VerificationCode = "fhir.bundle"
     public static let fhirReferences: VerificationCode = "fhir.references"
+    public static let fhirEmptyElement: VerificationCode = "fhir.emptyElement"
+    public static let fhirFullUrl: VerificationCode = "fhir.fullUrl"
+    public static let fhirBundleType: VerificationCode = "fhir.bundleType"
+    public static let fhirPatient: VerificationCode = "fhir.patient"
     public static let fhirNotMinimized: VerificationCode = "fhir.notMinimized"
     public static let fhirImmunization: VerificationCode = "fhir.immunization"
 }
