@@ -311,7 +311,11 @@ public struct SmartHealthCardVerifier: Sendable {
                 list = try await keys.revocationList(issuer: p.issuer, keyID: kid)
             }
         } catch {
-            run.fail("revocation", VerificationIssue(.revocationUnavailable, "the revocation list for key \(kid) is unavailable: \(error)"))
+            if case .invalidRevocationList(_, let refused) = error, refused.code != .revocationUnavailable {
+                run.fail("revocation", VerificationIssue(refused.code, "the revocation list for key \(kid) is refused: \(error)"))
+            } else {
+                run.fail("revocation", VerificationIssue(.revocationUnavailable, "the revocation list for key \(kid) is unavailable: \(error)"))
+            }
             return
         }
         guard let list else {

@@ -34,6 +34,8 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public static let revoked: VerificationCode = "revoked"
     public static let revocationUnavailable: VerificationCode = "revocation.unavailable"
     public static let revocationList: VerificationCode = "revocation.list"
+    public static let revocationRIDMalformed: VerificationCode = "revocation.ridMalformed"
+    public static let revocationRIDDuplicate: VerificationCode = "revocation.ridDuplicate"
     public static let qrHeader: VerificationCode = "qr.header"
     public static let qrNumeric: VerificationCode = "qr.numeric"
     public static let qrChunks: VerificationCode = "qr.chunks"
