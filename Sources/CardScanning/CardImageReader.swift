@@ -35,12 +35,13 @@ public enum CardImageReader {
         return out
     }
 
-    /// The cards in the QR codes of one or more images: codes that are not `shc:/` text are left
-    /// out; chunked codes are assembled into one card; each other code is one card.
+    /// The cards in the QR codes of one or more images: codes that do not name the `shc:` scheme
+    /// are left out (see ``nothingRead(in:)``); chunked codes are assembled into one card; each
+    /// other code is one card, a malformed header included (so it is reported as `qr.header`).
     public static func cards(_ symbols: [Symbol]) -> [HealthCardInput.Card] {
         var cards: [HealthCardInput.Card] = []
         var chunks: [Symbol] = []
-        for s in symbols where s.decoded.text.hasPrefix("shc:/") || s.decoded.text.lowercased().hasPrefix("shc:/") {
+        for s in symbols where HealthCardQRText.namesScheme(s.decoded.text.utf8) {
             if let chunk = try? HealthCardQRText.decode(s.decoded.text), (chunk.total ?? 1) > 1 {
                 chunks.append(s)
                 continue
@@ -64,6 +65,16 @@ public enum CardImageReader {
             }
         }
         return cards
+    }
+
+    /// Why one image's QR codes hold no card, or `nil` when at least one names the `shc:` scheme.
+    ///
+    /// A photo with no readable code, or only codes of other kinds, verified nothing; callers
+    /// report it (`input.noCard`) instead of leaving it out of the results.
+    public static func nothingRead(in symbols: [Symbol]) -> NoCardReason? {
+        if symbols.isEmpty { return .noQRCode }
+        if symbols.contains(where: { HealthCardQRText.namesScheme($0.decoded.text.utf8) }) { return nil }
+        return .noCardQRCode(count: symbols.count)
     }
 
     /// Whether bytes are a PNG image.

@@ -65,6 +65,8 @@ struct CardImporter: Sendable {
             case .jws:
                 let card = HealthCardInput.Card(jws: String(decoding: data, as: UTF8.self), origin: file.url.lastPathComponent, warnings: [], fromQR: false)
                 results.append(await save([card], path: file.url.path, bytes: file.bytes))
+            case .nothing(let reason):
+                results.append(failure(file.url.path, file.bytes, .cardInput(reason.description)))
             }
         }
         if !chunkTexts.isEmpty {

@@ -28,19 +28,38 @@ public enum HealthCardInput {
     }
 
     /// What kind of text an input is.
-    public enum Kind: Sendable {
-        case json, qrText, jws
+    public enum Kind: Sendable, Hashable {
+        /// A JSON container: a `.smart-health-card` file or a `Parameters` response.
+        case json
+        /// Text naming the `shc:` scheme, in any case (a bad header is reported as a QR error).
+        case qrText
+        /// Text shaped like a compact JWS (it may still be malformed).
+        case jws
+        /// Nothing a card could be read from.
+        case nothing(NoCardReason)
     }
 
-    /// Guesses the kind of input from its first bytes.
+    /// Sorts an input by its first bytes, after any whitespace or byte-order mark.
+    ///
+    /// Only text shaped like a JWS (base64url characters up to a `.`, or the `eyJ` every JSON
+    /// header starts with) is read as one, so a stray note or an empty file is reported as
+    /// holding no card rather than as a broken signature.
     public static func kind(of data: Data) -> Kind {
-        let first = data.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
-        if first == UInt8(ascii: "{") { return .json }
-        if data.starts(with: Array("shc:/".utf8)) || data.starts(with: Array("SHC:/".utf8)) { return .qrText }
-        return .jws
+        guard let start = data.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }) else {
+            return .nothing(.empty)
+        }
+        let text = data[start...]
+        if text.first == UInt8(ascii: "{") { return .json }
+        if HealthCardQRText.namesScheme(text) { return .qrText }
+        if text.starts(with: "eyJ".utf8) { return .jws }
+        if let end = text.firstIndex(where: { !CompactJWS.isBase64URL($0) }), end > text.startIndex, text[end] == UInt8(ascii: ".") { return .jws }
+        return .nothing(.notCardText)
     }
 
     /// The cards in a JSON container: `{"verifiableCredential":[…]}` or a `Parameters` resource.
+    ///
+    /// A container with no card throws `input.noCard`: an empty list verifies nothing, and must
+    /// never read as a success.
     public static func cards(json data: Data, origin: String) throws(VerificationIssueError) -> [Card] {
         let value: JSONValue
         do { value = try JSONReader().read(data) } catch { throw VerificationIssueError(.jwsMalformed, "\(origin): not JSON: \(error)") }
@@ -60,6 +79,7 @@ public enum HealthCardInput {
         } else {
             throw VerificationIssueError(.jwsMalformed, "\(origin): neither a .smart-health-card file (verifiableCredential) nor a Parameters resource")
         }
+        if texts.isEmpty { throw VerificationIssueError(.inputNoCard, "\(origin): \(NoCardReason.noCredentials)") }
         return texts.enumerated().map { Card(jws: $0.element, origin: "\(origin)#\($0.offset)", warnings: [], fromQR: false) }
     }
 

@@ -1,11 +1,13 @@
 import FHIR
 
-/// Checks a card's FHIR Bundle the way the spec asks issuers to build it: `resource:N` full URLs
-/// that every reference resolves to, and no ids, meta (except `meta.security`), narrative,
+/// Checks a card's FHIR Bundle the way the spec asks issuers to minimize it: references in
+/// `resource:N` form, and no ids, meta (except `meta.security`), narrative,
 /// `CodeableConcept.text` or `Coding.display`.
 ///
-/// Dangling or duplicate `resource:N` targets are errors; anything merely not minimized is a
-/// warning (the spec's example 02 is deliberately not minimized and still valid).
+/// Entries without a resource and duplicate `fullUrl`s are errors; anything merely not minimized
+/// is a warning (the spec's example 02 is deliberately not minimized and still valid). Whether
+/// references resolve, and whether `fullUrl`s are positional, is ``BundleReferenceCheck``'s and
+/// ``BundleStructureCheck``'s to say.
 public enum BundleMinimizationCheck {
     /// Findings for a bundle given as a tree.
     public static func check(_ bundle: JSONObject) -> (errors: [VerificationIssue], warnings: [VerificationIssue]) {
@@ -37,9 +39,6 @@ public enum BundleMinimizationCheck {
                 if let url = fullUrl.flatMap(t.string) {
                     if fullUrls.contains(url) { errors.append(VerificationIssue(.fhirReferences, "fullUrl \(url) appears twice")) }
                     fullUrls.append(url)
-                    if !isShort(url) { counts.longURLs += 1 }
-                } else {
-                    counts.missingFullUrl += 1
                 }
                 guard let resource, t.kind(resource) == .object else {
                     errors.append(VerificationIssue(.fhirBundle, "entry \(k) has no resource"))
@@ -63,23 +62,15 @@ public enum BundleMinimizationCheck {
                 walk(t, resource, counts: &counts, references: &references)
             }
         }
-        var dangling: [String] = []
         for r in references {
-            guard let ref = t.string(r) else { continue }
-            if isShort(ref) {
-                if !fullUrls.contains(ref), !dangling.contains(ref) { dangling.append(ref) }
-            } else if !ref.hasPrefix("#") {
-                counts.longReferences += 1
-            }
-        }
-        if !dangling.isEmpty {
-            errors.append(VerificationIssue(.fhirReferences, "reference\(dangling.count == 1 ? "" : "s") \(dangling.joined(separator: ", ")) point\(dangling.count == 1 ? "s" : "") to no entry of the bundle"))
+            guard let ref = t.string(r), !ref.isEmpty else { continue }
+            if !isShort(ref), !ref.hasPrefix("#") { counts.longReferences += 1 }
         }
         return (errors, counts.warnings)
     }
 
     private struct Counts {
-        var ids = 0, meta = 0, narrative = 0, conceptText = 0, codingDisplay = 0, longURLs = 0, longReferences = 0, missingFullUrl = 0
+        var ids = 0, meta = 0, narrative = 0, conceptText = 0, codingDisplay = 0, longReferences = 0
 
         var warnings: [VerificationIssue] {
             var out: [VerificationIssue] = []
@@ -92,9 +83,7 @@ public enum BundleMinimizationCheck {
             add(narrative, "narrative text element\(narrative == 1 ? "" : "s")")
             add(conceptText, "CodeableConcept.text element\(conceptText == 1 ? "" : "s")")
             add(codingDisplay, "Coding.display element\(codingDisplay == 1 ? "" : "s")")
-            add(longURLs, "fullUrl\(longURLs == 1 ? " is" : "s are") not resource:N")
             add(longReferences, "reference\(longReferences == 1 ? " is" : "s are") not resource:N")
-            add(missingFullUrl, "entr\(missingFullUrl == 1 ? "y has" : "ies have") no fullUrl")
             return out
         }
     }

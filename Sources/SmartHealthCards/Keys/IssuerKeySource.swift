@@ -17,11 +17,15 @@ public enum KeySourceError: Error, Sendable, Equatable, CustomStringConvertible 
     case unavailable(String)
     /// The files were fetched but are not valid.
     case invalid(String)
+    /// A revocation list was had (from `location`) but was refused; the reason carries its own
+    /// verification code.
+    case invalidRevocationList(location: String, RevocationListError)
 
     public var description: String {
         switch self {
         case .unavailable(let m): return m
         case .invalid(let m): return m
+        case let .invalidRevocationList(location, error): return "\(location): \(error)"
         }
     }
 }
@@ -63,17 +67,25 @@ public struct StaticKeySource: IssuerKeySource {
     public var keySets: [String: JWKSet]
     /// Revocation lists per issuer and key id.
     public var revocationLists: [String: [String: RevocationList]]
+    /// Revocation lists that were refused, per issuer and key id: asking for one throws why,
+    /// so the card fails with the list's own code instead of "no list".
+    public var refusedRevocationLists: [String: [String: RevocationListError]]
 
     /// Makes a source.
-    public init(keySets: [String: JWKSet] = [:], revocationLists: [String: [String: RevocationList]] = [:]) {
+    public init(
+        keySets: [String: JWKSet] = [:], revocationLists: [String: [String: RevocationList]] = [:],
+        refusedRevocationLists: [String: [String: RevocationListError]] = [:]
+    ) {
         self.keySets = keySets
         self.revocationLists = revocationLists
+        self.refusedRevocationLists = refusedRevocationLists
     }
 
     public func keySet(issuer: String) async throws(KeySourceError) -> JWKSet? { keySets[issuer] }
 
     public func revocationList(issuer: String, keyID: String) async throws(KeySourceError) -> RevocationList? {
-        revocationLists[issuer]?[keyID]
+        if let refused = refusedRevocationLists[issuer]?[keyID] { throw .invalidRevocationList(location: "\(issuer) key \(keyID)", refused) }
+        return revocationLists[issuer]?[keyID]
     }
 }
 
@@ -102,7 +114,7 @@ public struct IssuerFilesKeySource: IssuerKeySource {
         guard issuer == self.issuer, FHIRResource.isValidIdentifier(keyID) || keyID.utf8.allSatisfy(CompactJWS.isBase64URL) else { return nil }
         let url = directory.appendingPathComponent(".well-known/crl/\(keyID).json")
         guard let data = try? Data(contentsOf: url) else { throw .unavailable("cannot read \(url.path)") }
-        do { return try RevocationList(data: data) } catch { throw .invalid("\(url.path): \(error)") }
+        do { return try RevocationList(data: data) } catch { throw .invalidRevocationList(location: url.path, error) }
     }
 }
 
@@ -129,6 +141,6 @@ public struct WellKnownKeySource: IssuerKeySource {
         }
         let data: Data
         do { data = try await fetcher.get(url) } catch { throw .unavailable("\(url.absoluteString): \(error)") }
-        do { return try RevocationList(data: data) } catch { throw .invalid("\(url.absoluteString): \(error)") }
+        do { return try RevocationList(data: data) } catch { throw .invalidRevocationList(location: url.absoluteString, error) }
     }
 }

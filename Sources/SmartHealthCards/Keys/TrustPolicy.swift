@@ -52,6 +52,8 @@ public struct IssuerDirectory: Sendable {
         public let keys: JWKSet?
         /// Revocation lists the directory carries, by key id.
         public let revocationLists: [String: RevocationList]
+        /// Revocation lists the directory carries that were refused, by key id.
+        public let refusedRevocationLists: [String: RevocationListError]
     }
 
     /// The entries.
@@ -66,7 +68,7 @@ public struct IssuerDirectory: Sendable {
             for item in list {
                 guard let o = item.objectValue, let iss = o.string("iss") else { throw .invalid("a participating issuer has no iss") }
                 let keys = o["keys"].flatMap { try? JWKSet(json: .object(JSONObject([JSONMember("keys", $0)]))) }
-                entries.append(Entry(issuer: iss, name: o.string("name"), canonicalIssuer: o.string("canonical_iss"), keys: keys, revocationLists: [:]))
+                entries.append(Entry(issuer: iss, name: o.string("name"), canonicalIssuer: o.string("canonical_iss"), keys: keys, revocationLists: [:], refusedRevocationLists: [:]))
             }
         } else if let list = value["issuerInfo"]?.arrayValue {
             for item in list {
@@ -75,10 +77,20 @@ public struct IssuerDirectory: Sendable {
                 }
                 let keys = o["keys"].flatMap { try? JWKSet(json: .object(JSONObject([JSONMember("keys", $0)]))) }
                 var crls: [String: RevocationList] = [:]
+                var refused: [String: RevocationListError] = [:]
                 for c in o.list("crls") {
-                    if let obj = c.objectValue, let list = try? RevocationList(data: Data(JSONWriter.minified(.object(obj)))) { crls[list.keyID] = list }
+                    guard let obj = c.objectValue else { continue }
+                    do {
+                        let list = try RevocationList(data: Data(JSONWriter.minified(.object(obj))))
+                        crls[list.keyID] = list
+                    } catch {
+                        // Kept, so a card of that key fails with the list's own code.
+                        if let kid = obj.string("kid") { refused[kid] = error }
+                    }
                 }
-                entries.append(Entry(issuer: iss, name: issuer.string("name"), canonicalIssuer: issuer.string("canonical_iss"), keys: keys, revocationLists: crls))
+                entries.append(Entry(
+                    issuer: iss, name: issuer.string("name"), canonicalIssuer: issuer.string("canonical_iss"), keys: keys,
+                    revocationLists: crls, refusedRevocationLists: refused))
             }
         } else {
             throw .invalid("directory has neither participating_issuers nor issuerInfo")
@@ -93,10 +105,12 @@ public struct IssuerDirectory: Sendable {
     public var keySource: StaticKeySource {
         var sets: [String: JWKSet] = [:]
         var lists: [String: [String: RevocationList]] = [:]
+        var refused: [String: [String: RevocationListError]] = [:]
         for e in entries {
             if let k = e.keys { sets[e.issuer] = k }
             if !e.revocationLists.isEmpty { lists[e.issuer] = e.revocationLists }
+            if !e.refusedRevocationLists.isEmpty { refused[e.issuer] = e.refusedRevocationLists }
         }
-        return StaticKeySource(keySets: sets, revocationLists: lists)
+        return StaticKeySource(keySets: sets, revocationLists: lists, refusedRevocationLists: refused)
     }
 }

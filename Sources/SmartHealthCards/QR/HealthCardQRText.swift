@@ -34,10 +34,7 @@ public enum HealthCardQRText {
     public static func decode(_ text: String) throws(VerificationIssueError) -> Chunk {
         let b = Array(text.utf8)
         let prefix = Array("shc:/".utf8)
-        guard b.count >= prefix.count, Array(b[0..<prefix.count]) == prefix else {
-            let lowered = text.prefix(5).lowercased()
-            throw VerificationIssueError(.qrHeader, lowered == "shc:/" ? "the header must be lowercase shc:/" : "the text does not start with shc:/")
-        }
+        guard b.count >= prefix.count, Array(b[0..<prefix.count]) == prefix else { throw VerificationIssueError(.qrHeader, headerProblem(b)) }
         var i = prefix.count
         var index: Int? = nil
         var total: Int? = nil
@@ -69,6 +66,26 @@ public enum HealthCardQRText {
             k += 2
         }
         return Chunk(index: index, total: total, jws: String(decoding: jws, as: UTF8.self))
+    }
+
+    /// Whether text names the `shc:` scheme, in any case and after any whitespace.
+    ///
+    /// Such text is meant as a card's QR text, so whatever is wrong with its header (`shc:56…`,
+    /// `SHC:/…`) is reported as a QR header error rather than as some other kind of input.
+    public static func namesScheme(_ bytes: some Collection<UInt8>) -> Bool {
+        let text = bytes.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        return text.prefix(4).map(lowercased).elementsEqual("shc:".utf8)
+    }
+
+    private static func lowercased(_ c: UInt8) -> UInt8 { (0x41...0x5A).contains(c) ? c | 0x20 : c }
+
+    /// What is wrong with a header that is not exactly `shc:/`.
+    private static func headerProblem(_ b: [UInt8]) -> String {
+        if let first = b.first, first == 0x20 || first == 0x0A || first == 0x0D || first == 0x09 { return "whitespace before the shc:/ header" }
+        let lowered = b.prefix(5).map(lowercased)
+        if lowered.elementsEqual("shc:/".utf8) { return "the header must be lowercase shc:/" }
+        if lowered.prefix(4).elementsEqual("shc:".utf8) { return "shc: must be followed by / (shc:/)" }
+        return "the text does not start with shc:/"
     }
 
     /// Assembles a card from one or more QR texts (chunks in any order).

@@ -34,7 +34,8 @@ public struct RevocationList: Sendable, Hashable {
         self.entries = entries
     }
 
-    /// Reads a list from JSON.
+    /// Reads a list from JSON, refusing one that lists a malformed rid or a rid twice: both are
+    /// issuer errors, and guessing past them could let a revoked card through.
     public init(data: Data) throws(RevocationListError) {
         let value: JSONValue
         do { value = try JSONReader(limits: JSONLimits(maxDocumentBytes: 8 << 20, maxDepth: 8, maxStringBytes: 1024, maxContainerElements: 1_000_000)).read(data) } catch {
@@ -46,20 +47,15 @@ public struct RevocationList: Sendable, Hashable {
         guard let ctr = o["ctr"]?.numberValue?.intValue else { throw .invalid("ctr is not an integer") }
         guard let rids = o["rids"]?.arrayValue else { throw .invalid("rids is not an array") }
         var entries: [Entry] = []
-        for r in rids {
+        var firstIndex: [String: Int] = [:]
+        for (index, r) in rids.enumerated() {
             guard let text = r.stringValue else { throw .invalid("a rid is not a string") }
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count <= 2, let rid = parts.first, !rid.isEmpty, rid.utf8.count <= 24, rid.utf8.allSatisfy(CompactJWS.isBase64URL) else {
-                throw .invalid("rid \"\(text.prefix(40))\" is not 1–24 base64url characters with an optional .timestamp")
-            }
-            var ts: Double? = nil
-            if parts.count == 2 {
-                guard let t = Double(parts[1]), t.isFinite, parts[1].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }) else {
-                    throw .invalid("rid \"\(text.prefix(40))\" has a timestamp that is not a number")
-                }
-                ts = t
-            }
-            entries.append(Entry(rid: String(rid), timestamp: ts))
+            let entry: Entry
+            do { entry = try Entry(listed: text) } catch { throw .ridMalformed(index: index, entry: text, problem: error) }
+            // A rid listed twice (with or without timestamps) leaves its cards' fate to a guess.
+            if let first = firstIndex[entry.rid] { throw .ridDuplicate(rid: entry.rid, firstIndex: first, index: index) }
+            firstIndex[entry.rid] = index
+            entries.append(entry)
         }
         self.init(keyID: kid, method: method, counter: ctr, entries: entries)
     }
@@ -77,17 +73,5 @@ public struct RevocationList: Sendable, Hashable {
         if method != "rid" { out.append("unsupported revocation method \(method)") }
         if counter != crlVersion { out.append("list ctr \(counter) does not match the key's crlVersion \(crlVersion)") }
         return out
-    }
-}
-
-/// Why a revocation list could not be read.
-public enum RevocationListError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The list is not valid.
-    case invalid(String)
-
-    public var description: String {
-        switch self {
-        case .invalid(let m): return "invalid revocation list: \(m)"
-        }
     }
 }

@@ -17,7 +17,9 @@ public struct SmartHealthCardVerifier: Sendable {
         public var inflateLimit: Int = RawDeflate.defaultLimit
         /// Accept `http://127.0.0.1…` issuers (tests with a local issuer server only).
         public var allowLoopbackIssuers = false
-        /// Check the FHIR bundle's minimization and references.
+        /// Check the FHIR bundle: required elements, empty elements, references, minimization.
+        /// Turned off, a card whose bundle is not valid FHIR can verify; only for measuring the
+        /// other steps.
         public var checkFHIR = true
 
         /// Default options.
@@ -48,7 +50,7 @@ public struct SmartHealthCardVerifier: Sendable {
         var run = Run(origin: card.origin, jws: card.jws)
         run.warnings += card.warnings
         if let problem = card.inputError {
-            run.fail(card.fromQR ? "QR text" : "card container", problem)
+            run.fail(problem.code == .inputNoCard ? "input" : card.fromQR ? "QR text" : "card container", problem)
             return run.report
         }
         await verify(&run, at: time)
@@ -207,10 +209,10 @@ public struct SmartHealthCardVerifier: Sendable {
         }
         // 10. The bundle.
         if options.checkFHIR {
-            let (errors, warnings) = BundleMinimizationCheck.check(payload.tape, bundle: payload.bundleToken)
+            let (errors, warnings) = CardBundleChecks.check(payload.tape, bundle: payload.bundleToken)
             for e in errors { run.fail("FHIR bundle", e) }
             run.warnings += warnings
-            if errors.isEmpty { run.pass("FHIR bundle references") }
+            if errors.isEmpty { run.pass("FHIR bundle") }
         }
         run.record = VerifiableClinicalRecord(payload: payload, jws: run.jws, names: names)
     }
@@ -309,7 +311,11 @@ public struct SmartHealthCardVerifier: Sendable {
                 list = try await keys.revocationList(issuer: p.issuer, keyID: kid)
             }
         } catch {
-            run.fail("revocation", VerificationIssue(.revocationUnavailable, "the revocation list for key \(kid) is unavailable: \(error)"))
+            if case .invalidRevocationList(_, let refused) = error, refused.code != .revocationUnavailable {
+                run.fail("revocation", VerificationIssue(refused.code, "the revocation list for key \(kid) is refused: \(error)"))
+            } else {
+                run.fail("revocation", VerificationIssue(.revocationUnavailable, "the revocation list for key \(kid) is unavailable: \(error)"))
+            }
             return
         }
         guard let list else {

@@ -7,6 +7,7 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
 
+    public static let inputNoCard: VerificationCode = "input.noCard"
     public static let jwsMalformed: VerificationCode = "jws.malformed"
     public static let jwsTrailingCharacters: VerificationCode = "jws.trailingCharacters"
     public static let jwsHeaderAlg: VerificationCode = "jws.header.alg"
@@ -33,6 +34,8 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public static let revoked: VerificationCode = "revoked"
     public static let revocationUnavailable: VerificationCode = "revocation.unavailable"
     public static let revocationList: VerificationCode = "revocation.list"
+    public static let revocationRIDMalformed: VerificationCode = "revocation.ridMalformed"
+    public static let revocationRIDDuplicate: VerificationCode = "revocation.ridDuplicate"
     public static let qrHeader: VerificationCode = "qr.header"
     public static let qrNumeric: VerificationCode = "qr.numeric"
     public static let qrChunks: VerificationCode = "qr.chunks"
@@ -40,6 +43,10 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public static let qrVersion: VerificationCode = "qr.version"
     public static let fhirBundle: VerificationCode = "fhir.bundle"
     public static let fhirReferences: VerificationCode = "fhir.references"
+    public static let fhirEmptyElement: VerificationCode = "fhir.emptyElement"
+    public static let fhirFullUrl: VerificationCode = "fhir.fullUrl"
+    public static let fhirBundleType: VerificationCode = "fhir.bundleType"
+    public static let fhirPatient: VerificationCode = "fhir.patient"
     public static let fhirNotMinimized: VerificationCode = "fhir.notMinimized"
     public static let fhirImmunization: VerificationCode = "fhir.immunization"
 }
