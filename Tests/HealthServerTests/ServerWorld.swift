@@ -80,7 +80,7 @@ final class ServerWorld: Sendable {
 
     init(
         _ engine: ServerEngine, configure: (inout ServerConfiguration) -> Void = { _ in }, failingDeliveries: Int = 0,
-        resolver: any HostResolver = SystemResolver()
+        resolver: any HostResolver = SystemResolver(), defaultWebhookSender: Bool = false
     ) async throws {
         let time = self.time
         store = try await engine.make(dir, HealthClock { time.now })
@@ -93,7 +93,8 @@ final class ServerWorld: Sendable {
         webhooks = RecordingWebhookSender(failing: failingDeliveries)
         var logger = Logger(label: "test") { [logs] label in JSONLogHandler(label: label, sink: { logs.append($0) }) }
         logger.logLevel = .trace
-        server = try await HealthServer(store: store, configuration: configuration, logger: logger, webhookSender: webhooks, resolver: resolver)
+        server = try await HealthServer(
+            store: store, configuration: configuration, logger: logger, webhookSender: defaultWebhookSender ? nil : webhooks, resolver: resolver)
     }
 
     /// Moves the store's clock (and so token expiry) forward.

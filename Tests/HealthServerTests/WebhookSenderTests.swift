@@ -1,5 +1,7 @@
+import ClinicalRecords
 import Foundation
 import HealthServer
+import HealthStore
 import Hummingbird
 import HummingbirdTesting
 import NetworkAddresses
@@ -41,5 +43,36 @@ import Testing
             }
         }
         #expect(received.withLock { $0 } == [#"{"anchor":"1"} t=1,v1=ab"#])
+    }
+
+    /// A server given no sender delivers through the pinned client: the host name is resolved
+    /// by the server's resolver (here a table: nothing named hook.test exists) and the POST
+    /// reaches the address it answered.
+    @Test func theServersDefaultSenderIsThePinnedOne() async throws {
+        let received = Mutex<[(host: String, body: String)]>([])
+        let router = Router()
+        router.post("/hook") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 10_000)
+            received.withLock { $0.append((request.head.authority ?? "-", String(buffer: body))) }
+            return Response(status: .noContent)
+        }
+        try await Application(router: router).test(.live) { receiver in
+            let port = try #require(receiver.port)
+            let w = try await ServerWorld(.sqlite, resolver: TableResolver(table: ["hook.test": "127.0.0.1"]), defaultWebhookSender: true)
+            let creds = try await w.register([.clinical(.labResult)])
+            try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
+            try await w.test { client in
+                let token = try await client.token(creds)
+                let created = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"http://hook.test:\#(port)/hook"}"#)
+                #expect(created.status == .created)
+                try await w.importResources([Fixtures.record(.labResult, id: "l1")])
+                let deadline = ContinuousClock.now + .seconds(10)
+                while received.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let deliveries = received.withLock { $0 }
+            #expect(deliveries.count == 1)
+            #expect(deliveries.first?.host == "hook.test:\(port)")
+            #expect(deliveries.first?.body.contains(#""types":["lab-result"]"#) == true)
+        }
     }
 }
