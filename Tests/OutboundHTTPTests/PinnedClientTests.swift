@@ -157,4 +157,16 @@ import Testing
         #expect(server.requests.filter { $0.uri == "/ok" }.isEmpty, "no redirect was followed")
         try await server.stop()
     }
+
+    @Test func cancellingTheTaskEndsTheRequest() async throws {
+        let server = try await TestHTTPServer(route: Self.ok("x"))
+        let client = PinnedHTTPClient(policy: Self.loopback)
+        let task = Task { try await client.get(URL(string: "http://127.0.0.1:\(server.port)/hang")!) }
+        while server.requests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        let start = ContinuousClock.now
+        task.cancel()
+        await #expect(throws: OutboundError.cancelled) { try await task.value }
+        #expect(ContinuousClock.now - start < .seconds(2), "well before the 5 s deadline")
+        try await server.stop()
+    }
 }
