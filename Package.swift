@@ -32,6 +32,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Already in the graph through postgres-nio and hummingbird; named here for the pinned
+        // outbound HTTP client (OutboundHTTP).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
@@ -45,10 +49,12 @@ let package = Package(
         // Pure-Swift inflate (raw DEFLATE and zlib), shared by SMART Health Cards and image decoding.
         .target(name: "Deflate", swiftSettings: strict),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // IP addresses and the IANA special-purpose registries: which addresses outbound requests may reach.
+        .target(name: "NetworkAddresses", swiftSettings: strict),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "Deflate", "CZlib",
+                "FHIR", "ClinicalRecords", "Deflate", "CZlib", "NetworkAddresses",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -86,10 +92,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Outbound HTTP that resolves once, checks every address and connects to the checked one.
+        .target(
+            name: "OutboundHTTP",
+            dependencies: [
+                "NetworkAddresses", "SmartHealthCards",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HealthServer",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards",
+                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -103,7 +123,7 @@ let package = Package(
             name: "healthrecords",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
-                "HealthServer",
+                "HealthServer", "OutboundHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -114,7 +134,19 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .testTarget(name: "NetworkAddressesTests", dependencies: ["NetworkAddresses"], swiftSettings: strict),
+        .testTarget(
+            name: "OutboundHTTPTests",
+            dependencies: [
+                "OutboundHTTP", "NetworkAddresses", "SmartHealthCards", "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
             dependencies: [
@@ -141,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "HealthServer", "HealthStore", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport",
+                "HealthServer", "HealthStore", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -2,6 +2,7 @@ import Foundation
 import HealthStore
 import Hummingbird
 import Logging
+import OutboundHTTP
 
 /// The HTTP server: the app API (OAuth2 client credentials, authorization requests, record
 /// queries, anchored changes, event streams, webhooks, one-time verifiable records) and the
@@ -20,15 +21,23 @@ public struct HealthServer: Sendable {
 
     /// Makes a server over a store, loading the bundled templates.
     ///
-    /// - Parameter webhookSender: what delivers webhooks (``URLSessionWebhookSender`` unless
-    ///   given; tests pass their own).
+    /// - Parameters:
+    ///   - webhookSender: what delivers webhooks (a ``PinnedWebhookSender`` over `resolver`
+    ///     unless given; tests pass their own).
+    ///   - resolver: where webhook hosts are resolved, at registration and by the default
+    ///     sender (the system's unless a test answers instead).
     /// - Throws: ``ServerSetupError`` when the bundled resources are missing or broken.
-    public init(store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)? = nil) async throws {
+    public init(
+        store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)? = nil,
+        resolver: any HostResolver = SystemResolver()
+    ) async throws {
         self.store = store
         self.configuration = configuration
         self.logger = logger
         let pages = try await PageRenderer.load()
-        state = ServerState(store: store, configuration: configuration, pages: pages, sender: webhookSender ?? URLSessionWebhookSender(), logger: logger)
+        state = ServerState(
+            store: store, configuration: configuration, pages: pages, sender: webhookSender ?? PinnedWebhookSender(resolver: resolver), resolver: resolver,
+            logger: logger)
     }
 
     /// The person's sign-in link (`…/login?token=…`).

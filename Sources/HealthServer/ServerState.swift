@@ -1,6 +1,7 @@
 import Foundation
 import HealthStore
 import Logging
+import OutboundHTTP
 import Synchronization
 
 /// Everything the routes share: the store, the consent manager, the in-memory tokens,
@@ -22,7 +23,7 @@ final class ServerState: Sendable {
     private let streams = Mutex<[String: [String: @Sendable () -> Void]]>([:])
     private let views = Mutex<[String: AppView]>([:])
 
-    init(store: any HealthStore, configuration: ServerConfiguration, pages: PageRenderer, sender: any WebhookSender, logger: Logger) {
+    init(store: any HealthStore, configuration: ServerConfiguration, pages: PageRenderer, sender: any WebhookSender, resolver: any HostResolver, logger: Logger) {
         self.store = store
         self.consent = ConsentManager(store: store)
         self.configuration = configuration
@@ -34,7 +35,7 @@ final class ServerState: Sendable {
         self.pending = PendingRequests(
             lifetime: configuration.pendingRequestLifetime, clock: store.clock, maxPerApp: configuration.limits.maxPendingRequestsPerApp)
         self.webhooks = Webhooks(
-            sender: sender, policy: configuration.webhooks, store: store, pollInterval: configuration.observePollInterval, logger: logger)
+            sender: sender, resolver: resolver, policy: configuration.webhooks, store: store, pollInterval: configuration.observePollInterval, logger: logger)
         self.pages = pages
         self.logger = logger
         base.withLock {

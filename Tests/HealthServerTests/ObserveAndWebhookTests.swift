@@ -88,4 +88,29 @@ import Testing
             }
         }
     }
+
+    /// An app learns that a target is refused or unreachable, never what the name resolves to
+    /// on the server's network; the operator's log has the reason.
+    @Test(arguments: ServerEngine.all)
+    func aRefusedWebhookTargetIsNotExplainedToTheApp(engine: ServerEngine) async throws {
+        let resolver = TableResolver(table: ["intranet.example": "10.1.2.3", "nowhere.example": nil, "metadata.example": "169.254.169.254"])
+        let w = try await ServerWorld(engine, configure: { $0.webhooks = WebhookPolicy() }, resolver: resolver)
+        let creds = try await w.register([.clinical(.labResult)])
+        try await w.test { client in
+            let token = try await client.token(creds)
+            for (url, answer) in [
+                ("https://intranet.example/hook", "not allowed"), ("https://metadata.example/hook", "not allowed"),
+                ("https://nowhere.example/hook", "cannot be reached"),
+            ] {
+                let r = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"\#(url)"}"#)
+                #expect(r.status == .badRequest, "\(url)")
+                let text = r.text
+                #expect(text.contains("the webhook target is \(answer)"), "\(text)")
+                #expect(!text.contains("10.1.2.3") && !text.contains("169.254") && !text.contains("resolves"), "\(text)")
+            }
+        }
+        let refusals = w.logs.all.filter { $0.contains("webhook target refused") }
+        #expect(refusals.count == 3)
+        #expect(refusals.contains { $0.contains("10.1.2.3") && $0.contains("Private-Use") })
+    }
 }

@@ -7,6 +7,8 @@ import HealthStorePostgres
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import NetworkAddresses
+import OutboundHTTP
 import SmartHealthCards
 import Synchronization
 import TestSupport
@@ -78,7 +80,10 @@ final class ServerWorld: Sendable {
     let webhooks: RecordingWebhookSender
     private let time = MovableTime()
 
-    init(_ engine: ServerEngine, configure: (inout ServerConfiguration) -> Void = { _ in }, failingDeliveries: Int = 0) async throws {
+    init(
+        _ engine: ServerEngine, configure: (inout ServerConfiguration) -> Void = { _ in }, failingDeliveries: Int = 0,
+        resolver: any HostResolver = SystemResolver(), defaultWebhookSender: Bool = false
+    ) async throws {
         let time = self.time
         store = try await engine.make(dir, HealthClock { time.now })
         consent = ConsentManager(store: store)
@@ -90,7 +95,8 @@ final class ServerWorld: Sendable {
         webhooks = RecordingWebhookSender(failing: failingDeliveries)
         var logger = Logger(label: "test") { [logs] label in JSONLogHandler(label: label, sink: { logs.append($0) }) }
         logger.logLevel = .trace
-        server = try await HealthServer(store: store, configuration: configuration, logger: logger, webhookSender: webhooks)
+        server = try await HealthServer(
+            store: store, configuration: configuration, logger: logger, webhookSender: defaultWebhookSender ? nil : webhooks, resolver: resolver)
     }
 
     /// Moves the store's clock (and so token expiry) forward.
@@ -153,7 +159,7 @@ final class RecordingWebhookSender: WebhookSender {
 
     init(failing: Int) { state = Mutex((failing, [])) }
 
-    func post(_ url: URL, body: Data, headers: [String: String], timeout: Duration) async -> Bool {
+    func post(_ url: URL, body: Data, headers: [String: String], policy: WebhookPolicy) async throws(OutboundError) {
         let accepted = state.withLock { s in
             let ok = s.failing <= 0
             s.failing -= 1
@@ -162,7 +168,7 @@ final class RecordingWebhookSender: WebhookSender {
         let d = Delivery(url: url, body: body, headers: headers, accepted: accepted)
         state.withLock { $0.deliveries.append(d) }
         continuation.yield(d)
-        return accepted
+        if !accepted { throw .status(500) }
     }
 
     /// Waits for the next accepted delivery, returning every attempt up to it.
@@ -173,6 +179,16 @@ final class RecordingWebhookSender: WebhookSender {
             if d.accepted { break }
         }
         return attempts
+    }
+}
+
+/// Answers webhook host names from a table (`nil`: does not resolve), without the network.
+struct TableResolver: HostResolver {
+    let table: [String: String?]
+
+    func addresses(of host: String, timeout: Duration) async throws(OutboundError) -> [IPAddress] {
+        guard let text = table[host] ?? nil, let address = IPAddress(literal: text) else { throw .unresolvable(host: host) }
+        return [address]
     }
 }
 

@@ -1,5 +1,7 @@
 import FHIR
 import Foundation
+import NetworkAddresses
+import OutboundHTTP
 import SmartHealthCards
 import Testing
 import TestSupport
@@ -13,7 +15,7 @@ import TestSupport
         server = try IssuerServer(serving: Spec.issuerDirectory)
     }
 
-    func source(_ policy: FetchPolicy) -> WellKnownKeySource { WellKnownKeySource(fetcher: URLSessionFetcher(policy: policy)) }
+    func source(_ policy: FetchPolicy) -> WellKnownKeySource { WellKnownKeySource(fetcher: PinnedHTTPFetcher(policy: policy)) }
 
     @Test func fetchesAnIssuersKeysAndRevocationList() async throws {
         let set = try #require(try await source(loopback).keySet(issuer: server.url("issuer")))
@@ -78,20 +80,22 @@ import TestSupport
     }
 
     @Test func refusesPlainHTTPAndPrivateAddresses() async throws {
-        let fetcher = URLSessionFetcher(policy: .standard)
+        let fetcher = PinnedHTTPFetcher(policy: .standard)
         await #expect(throws: FetchError.insecureURL("http://1.1.1.1/.well-known/jwks.json")) {
             try await fetcher.get(URL(string: "http://1.1.1.1/.well-known/jwks.json")!)
         }
-        await #expect(throws: FetchError.forbiddenAddress(host: "10.1.2.3", address: "10.1.2.3")) {
+        let privateUse = SpecialPurposeRegistry.ipv4.first { $0.prefix.description == "10.0.0.0/8" }
+        await #expect(throws: FetchError.forbiddenAddress(host: "10.1.2.3", kind: .privateUse, range: privateUse)) {
             try await fetcher.get(URL(string: "https://10.1.2.3/.well-known/jwks.json")!)
         }
-        await #expect(throws: FetchError.forbiddenAddress(host: "169.254.169.254", address: "169.254.169.254")) {
+        let linkLocal = SpecialPurposeRegistry.ipv4.first { $0.prefix.description == "169.254.0.0/16" }
+        await #expect(throws: FetchError.forbiddenAddress(host: "169.254.169.254", kind: .special, range: linkLocal)) {
             try await fetcher.get(URL(string: "https://169.254.169.254/latest")!)
         }
     }
 
     @Test func followsOnlySameHostRedirects() async throws {
-        let fetcher = URLSessionFetcher(policy: loopback)
+        let fetcher = PinnedHTTPFetcher(policy: loopback)
         let same = try await fetcher.get(URL(string: server.url("redirect-same-host/.well-known/jwks.json"))!)
         #expect(try JWKSet(data: same).keys.count == 2)
         await #expect { try await fetcher.get(URL(string: server.url("redirect-other-host/.well-known/jwks.json"))!) } throws: { error in

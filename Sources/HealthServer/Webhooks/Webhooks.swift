@@ -4,6 +4,7 @@ import FHIR
 import Foundation
 import HealthStore
 import Logging
+import OutboundHTTP
 import Synchronization
 
 /// A webhook an app registered: where to post change notices, and for which types.
@@ -35,10 +36,12 @@ final class Webhooks: Sendable {
     private let entries = Mutex<[String: Entry]>([:])
     private let delivery: Delivery
     private let store: any HealthStore
+    private let resolver: any HostResolver
 
-    init(sender: any WebhookSender, policy: WebhookPolicy, store: any HealthStore, pollInterval: Duration, logger: Logger) {
+    init(sender: any WebhookSender, resolver: any HostResolver, policy: WebhookPolicy, store: any HealthStore, pollInterval: Duration, logger: Logger) {
         self.delivery = Delivery(sender: sender, policy: policy, store: store, pollInterval: pollInterval, logger: logger)
         self.store = store
+        self.resolver = resolver
     }
 
     deinit {
@@ -46,8 +49,17 @@ final class Webhooks: Sendable {
     }
 
     /// Registers a webhook and starts watching.
+    ///
+    /// The target is resolved and checked now, so an app learns at once that it is refused;
+    /// the app is told only "not allowed" or "cannot be reached" (what a name resolves to on
+    /// this server's network is not the app's business), the log gets the reason.
     func register(view: AppView, revision: Int, url: URL, types: Set<ClinicalType>?, maxPerApp: Int) async throws -> WebhookRegistration {
-        do { try WebhookURLError.check(url, policy: delivery.policy) } catch { throw APIError.invalidRequest(error.description) }
+        do {
+            _ = try await PinnedHTTPClient(policy: delivery.policy.outbound, resolver: resolver).vet(url)
+        } catch {
+            delivery.logger.notice("webhook target refused", metadata: ["app": "\(view.app.id)", "reason": "\(error)"])
+            throw APIError.invalidRequest("url: the webhook target is \(error.publicSummary)")
+        }
         // Changes are announced from now on: the anchor is read before watching starts.
         let start = try await view.currentAnchor()
         let registration = WebhookRegistration(
@@ -126,20 +138,26 @@ struct Delivery: Sendable {
         }
     }
 
-    /// Posts one notice, retrying; `false` when the app's access was revoked (from any
-    /// process) since the webhook was registered, which ends it without a delivery.
+    /// Posts one notice, retrying with backoff; `false` when the app's access was revoked
+    /// (from any process) since the webhook was registered, which ends it without a delivery.
+    /// The sender checks the target again on every attempt (a name may have moved since
+    /// registration) at the moment it connects.
     func post(_ body: Data, registration: WebhookRegistration) async -> Bool {
         var wait = policy.initialBackoff
         for attempt in 1...max(1, policy.maxAttempts) {
             if Task.isCancelled { return false }
             guard let app = try? await store.app(id: registration.appID), app.accessRevision == registration.revision else { return false }
-            var delivered = false
-            if (try? WebhookURLError.check(registration.url, policy: policy)) != nil {
-                let headers = Webhooks.headers(body: body, key: app.secretDigest, time: store.clock.now, delivery: SecretToken.make())
-                delivered = await sender.post(registration.url, body: body, headers: headers, timeout: policy.timeout)
+            let reason: String
+            let headers = Webhooks.headers(body: body, key: app.secretDigest, time: store.clock.now, delivery: SecretToken.make())
+            do {
+                try await sender.post(registration.url, body: body, headers: headers, policy: policy)
+                return true
+            } catch {
+                reason = error.description
             }
-            if delivered { return true }
-            logger.warning("webhook delivery failed", metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)"])
+            logger.warning(
+                "webhook delivery failed",
+                metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)", "reason": "\(reason)"])
             if attempt < policy.maxAttempts {
                 try? await Task.sleep(for: wait)
                 wait = wait * 2

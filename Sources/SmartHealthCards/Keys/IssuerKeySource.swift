@@ -123,8 +123,9 @@ public struct WellKnownKeySource: IssuerKeySource {
     /// The fetcher that enforces timeouts, size caps and address rules.
     public let fetcher: any HTTPFetcher
 
-    /// Makes a source.
-    public init(fetcher: any HTTPFetcher = URLSessionFetcher()) {
+    /// Makes a source. There is no default fetcher: the one that connects to the address it
+    /// checked (OutboundHTTP's `PinnedHTTPFetcher`) lives outside this module.
+    public init(fetcher: any HTTPFetcher) {
         self.fetcher = fetcher
     }
 

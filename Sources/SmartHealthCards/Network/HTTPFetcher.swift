@@ -1,9 +1,12 @@
 import Foundation
+import NetworkAddresses
 
 /// Fetches issuer files (key sets, revocation lists) over the network.
 ///
 /// Every fetch goes through one of these, so timeouts, size caps, https-only and the refusal of
-/// private addresses apply everywhere; tests inject their own.
+/// private addresses apply everywhere. The implementation lives outside this module (the
+/// OutboundHTTP target's `PinnedHTTPFetcher`, which connects to the address it checked), so
+/// SmartHealthCards needs no networking stack; tests inject their own.
 public protocol HTTPFetcher: Sendable {
     /// The body of a successful (200) GET.
     func get(_ url: URL) async throws(FetchError) -> Data
@@ -36,8 +39,9 @@ public struct FetchPolicy: Sendable, Hashable {
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Not an https URL (or http to an address the policy does not allow).
     case insecureURL(String)
-    /// The host resolves to an address the policy forbids (loopback, private, link-local…).
-    case forbiddenAddress(host: String, address: String)
+    /// The host resolves to an address the policy forbids (loopback, private, link-local…);
+    /// the registry range is kept, the address itself is not needed to act on it.
+    case forbiddenAddress(host: String, kind: AddressKind, range: SpecialPurposeRange?)
     /// The host name could not be resolved.
     case unresolvable(host: String)
     /// The fetch took longer than the policy allows.
@@ -54,7 +58,9 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .insecureURL(let u): return "refusing to fetch \(u): only https is allowed"
-        case .forbiddenAddress(let h, let a): return "refusing to fetch from \(h): it resolves to \(a), which is not a public address"
+        case .forbiddenAddress(let h, let kind, let range):
+            let place = range.map { " in \($0.prefix) (\($0.name))" } ?? ""
+            return "refusing to fetch from \(h): it has a \(kind) address\(place), which is not a public address"
         case .unresolvable(let h): return "cannot resolve \(h)"
         case .timedOut(let d): return "no complete answer within \(d)"
         case .tooLarge(let limit): return "response larger than \(limit) bytes"

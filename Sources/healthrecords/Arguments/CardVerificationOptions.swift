@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OutboundHTTP
 import SmartHealthCards
 
 /// How SMART Health Cards are checked: where keys come from, whom to trust, and when.
@@ -68,7 +69,7 @@ struct CardVerificationOptions: ParsableArguments {
             sources.append(directoryValue!.keySource)
         }
         if !anyIssuer.isEmpty { sources.append(AnyIssuerKeySource(anyIssuer)) }
-        if !offline { sources.append(WellKnownKeySource(fetcher: URLSessionFetcher())) }
+        if !offline { sources.append(WellKnownKeySource(fetcher: PinnedHTTPFetcher())) }
         var pems: [String] = []
         for path in x5cRoots {
             guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw CommandFailure.usage("--x5c-root: cannot read \(path)") }
