@@ -28,30 +28,10 @@ BIN_ARG="${1:-}"
 ROUNDS="${2:-600}"
 if [ -n "$BIN_ARG" ] && [ -e "$BIN_ARG" ]; then BIN_ARG="$(cd "$(dirname "$BIN_ARG")" && pwd)/$(basename "$BIN_ARG")"; fi
 cd "$(dirname "$0")/.."
-if [ -n "$BIN_ARG" ]; then
-  BIN="$BIN_ARG"
-elif [ -x .build/release/healthrecords ]; then
-  BIN=.build/release/healthrecords
-else
-  BIN=.build/debug/healthrecords
-fi
 case "$ROUNDS" in ''|*[!0-9]*) echo "usage: Scripts/timing-check.sh [BINARY] [N]  (N a whole number >= 500)" >&2; exit 2 ;; esac
 if [ "$ROUNDS" -lt 500 ]; then echo "error: N must be at least 500" >&2; exit 2; fi
-[ -x "$BIN" ] || { echo "error: no executable at $BIN (build it, or pass its path)" >&2; exit 2; }
-command -v python3 >/dev/null 2>&1 || { echo "error: python3 is needed" >&2; exit 2; }
-SYNTHEA=../shared/data/fhir/synthea
-[ -d "$SYNTHEA" ] || { echo "error: $SYNTHEA not found (../shared must sit beside the repository)" >&2; exit 2; }
-
-WORK=$(mktemp -d /tmp/healthrecords-timing-XXXXXX)
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export HEALTHRECORDS_STORE="$WORK/store.sqlite"
-unset HEALTHRECORDS_PASSPHRASE HEALTHRECORDS_PERSON_TOKEN HEALTHRECORDS_POSTGRES_URL
+. Scripts/bench-common.sh
+bench_setup timing
 export TIMING_BINARY="$BIN"
 
 echo "importing $SYNTHEA ..."

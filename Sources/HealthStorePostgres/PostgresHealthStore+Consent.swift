@@ -138,23 +138,18 @@ extension PostgresHealthStore {
     }
 
     public func auditEntries(appID: String?) async throws -> [AuditEntry] {
-        var q = query("SELECT app_id, date, operation, data_types, record_count FROM audit_entry WHERE person_id = $1")
-        if let appID { q += " AND app_id = " + q.bind(appID) }
-        q += " ORDER BY id"
-        let final = q
-        return try await read { session in
-            try await session.rows(final).map { row in
-                AuditEntry(
-                    appID: try row.string(0), date: Date(timeIntervalSince1970: try row.double(1)), operation: try row.string(2),
-                    types: ConsentCoding.types(try row.string(3)), count: Int(try row.int(4)))
-            }
-        }
+        try await audit(appID: appID, order: " ORDER BY id")
     }
 
     public func auditEntries(appID: String?, newestFirst limit: Int, offset: Int) async throws -> [AuditEntry] {
+        try await audit(appID: appID, order: " ORDER BY id DESC LIMIT \(max(0, limit)) OFFSET \(max(0, offset))")
+    }
+
+    /// Audit entries of one app (or all) in an order; `order` is built from integers only.
+    private func audit(appID: String?, order: String) async throws -> [AuditEntry] {
         var q = query("SELECT app_id, date, operation, data_types, record_count FROM audit_entry WHERE person_id = $1")
         if let appID { q += " AND app_id = " + q.bind(appID) }
-        q += " ORDER BY id DESC LIMIT " + q.bind(Int64(max(0, limit))) + " OFFSET " + q.bind(Int64(max(0, offset)))
+        q += order
         let final = q
         return try await read { session in
             try await session.rows(final).map { row in

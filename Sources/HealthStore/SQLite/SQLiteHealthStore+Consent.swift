@@ -134,30 +134,22 @@ extension SQLiteHealthStore {
     }
 
     public func auditEntries(appID: String?) async throws -> [AuditEntry] {
-        var sql = "SELECT app_id, date, operation, data_types, record_count FROM audit_entry"
-        var args = StatementArguments()
-        if let appID {
-            sql += " WHERE app_id = ?"
-            args += [appID]
-        }
-        sql += " ORDER BY id"
-        let finalSQL = sql
-        let finalArgs = args
-        return try await read { db in
-            try Row.fetchAll(db, sql: finalSQL, arguments: finalArgs).map(Self.auditEntry)
-        }
+        try await audit(appID: appID, order: " ORDER BY id")
     }
 
     public func auditEntries(appID: String?, newestFirst limit: Int, offset: Int) async throws -> [AuditEntry] {
+        try await audit(appID: appID, order: " ORDER BY id DESC LIMIT \(max(0, limit)) OFFSET \(max(0, offset))")
+    }
+
+    /// Audit entries of one app (or all) in an order; `order` is built from integers only.
+    private func audit(appID: String?, order: String) async throws -> [AuditEntry] {
         var sql = "SELECT app_id, date, operation, data_types, record_count FROM audit_entry"
         var args = StatementArguments()
         if let appID {
             sql += " WHERE app_id = ?"
             args += [appID]
         }
-        sql += " ORDER BY id DESC LIMIT ? OFFSET ?"
-        args += [max(0, limit), max(0, offset)]
-        let finalSQL = sql
+        let finalSQL = sql + order
         let finalArgs = args
         return try await read { db in try Row.fetchAll(db, sql: finalSQL, arguments: finalArgs).map(Self.auditEntry) }
     }

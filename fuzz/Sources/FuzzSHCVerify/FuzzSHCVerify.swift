@@ -26,7 +26,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     switch HealthCardInput.kind(of: bytes) {
     case .json: cards = (try? HealthCardInput.cards(json: bytes, origin: "fuzz")) ?? []
     case .qrText: if let c = try? HealthCardInput.card(qrTexts: [String(decoding: bytes, as: UTF8.self)], origin: "fuzz") { cards = [c] }
-    case .jws: cards = [HealthCardInput.Card(jws: String(decoding: bytes, as: UTF8.self), origin: "fuzz")]
+    // Bytes that look like no card still go to the JWS parser: it must refuse them, never crash.
+    case .jws, .nothing: cards = [HealthCardInput.Card(jws: String(decoding: bytes, as: UTF8.self), origin: "fuzz")]
     }
     for card in cards.prefix(4) {
         let box = Box()
