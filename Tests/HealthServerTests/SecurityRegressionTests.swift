@@ -225,7 +225,7 @@ import TestSupport
             try await w.consent.revoke(appID: creds.appID)
 
             #expect(try await client.call(.get, "/records", token: token).status == .unauthorized)
-            #expect(try await stream.closes(within: .seconds(5)))
+            #expect(try await stream.closes(within: .seconds(30)))
             #expect(try await client.call(.post, "/verifiable-record-requests/\(id)/records", token: try await client.token(creds)).status != .ok)
             let fresh = try await client.token(creds)
             #expect((try await client.call(.get, "/webhooks", token: fresh).object()["webhooks"] as? [Any])?.isEmpty == true)
