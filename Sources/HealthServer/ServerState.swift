@@ -20,7 +20,7 @@ final class ServerState: Sendable {
     let pages: PageRenderer
     let logger: Logger
     private let base = Mutex<String>("")
-    private let streams = Mutex<[String: [String: @Sendable () -> Void]]>([:])
+    private let streams = Mutex<[String: [String: (revision: Int, end: @Sendable () -> Void)]]>([:])
     private let views = Mutex<[String: AppView]>([:])
 
     init(store: any HealthStore, configuration: ServerConfiguration, pages: PageRenderer, sender: any WebhookSender, resolver: any HostResolver, logger: Logger) {
@@ -59,11 +59,11 @@ final class ServerState: Sendable {
 
     /// Counts an event stream opened by an app, with what ends it; `nil` when the app holds
     /// too many already, else the stream's id for ``closeStream(appID:id:)``.
-    func openStream(appID: String, end: @escaping @Sendable () -> Void) -> String? {
+    func openStream(appID: String, revision: Int, end: @escaping @Sendable () -> Void) -> String? {
         streams.withLock { map in
             guard map[appID, default: [:]].count < configuration.limits.maxStreamsPerApp else { return nil }
             let id = SecretToken.make()
-            map[appID, default: [:]][id] = end
+            map[appID, default: [:]][id] = (revision, end)
             return id
         }
     }
@@ -76,24 +76,50 @@ final class ServerState: Sendable {
         }
     }
 
-    /// Ends everything an app holds in this process: tokens, event streams, webhooks and
-    /// requests waiting for the person. Called when the person revokes it here, and when a
-    /// request finds its access revision moved on (revoked from another process).
-    func endAccess(appID: String) {
-        tokens.revokeAll(appID: appID)
-        let closers = streams.withLock { map in map.removeValue(forKey: appID).map { Array($0.values) } ?? [] }
+    /// Ends what an app holds in this process under access revisions older than `revision`:
+    /// tokens, event streams and webhooks (what it was given after the revocation stays).
+    func endAccess(appID: String, before revision: Int) {
+        tokens.revokeAll(appID: appID, before: revision)
+        let closers: [@Sendable () -> Void] = streams.withLock { map in
+            let old = (map[appID] ?? [:]).filter { $0.value.revision < revision }
+            for id in old.keys { map[appID]?[id] = nil }
+            if map[appID]?.isEmpty == true { map[appID] = nil }
+            return old.values.map(\.end)
+        }
         for close in closers { close() }
-        webhooks.removeAll(appID: appID)
+        webhooks.removeAll(appID: appID, before: revision)
+    }
+
+    /// Ends everything an app holds in this process, requests waiting for the person included:
+    /// the person revoked it here.
+    func endAllAccess(appID: String) {
+        endAccess(appID: appID, before: .max)
         pending.removeAll(appID: appID)
     }
 
-    /// Whether an app's access is still the one a token or stream was given under; ends its
-    /// access here when it is not (or when the app is gone).
-    func accessIsCurrent(appID: String, revision: Int) async -> Bool {
-        guard let stored = try? await store.app(id: appID), stored.accessRevision == revision else {
-            endAccess(appID: appID)
-            return false
+    /// What checking an app's access revision found.
+    enum AccessCheck {
+        /// The revision is the app's current one.
+        case current
+        /// The app was revoked (from any process) or removed since; what it held is ended.
+        case revoked
+        /// The store could not be read now; nothing is ended.
+        case unavailable
+    }
+
+    /// Whether an app's access is still the one a token or stream was given under; when it was
+    /// revoked since, ends here what it held under older revisions.
+    func checkAccess(appID: String, revision: Int) async -> AccessCheck {
+        let stored: StoredApp?
+        do { stored = try await store.app(id: appID) } catch { return .unavailable }
+        guard let stored else {
+            endAllAccess(appID: appID)
+            return .revoked
         }
-        return true
+        guard stored.accessRevision == revision else {
+            endAccess(appID: appID, before: stored.accessRevision)
+            return .revoked
+        }
+        return .current
     }
 }

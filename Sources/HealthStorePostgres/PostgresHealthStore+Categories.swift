@@ -17,8 +17,11 @@ extension PostgresHealthStore {
             let found: [(Int64, String)] = try await read { session in
                 try await session.rows(final).map { row in
                     let version = (try? FHIRVersion(versionString: try row.string(3))) ?? FHIRVersion.primary(for: .r4)
-                    let category = CategoryCoding.classify(
-                        resourceType: try row.string(1), identifier: try row.opened(2, sealer), fhirVersion: version, data: try sealer.open(try row.data(4)))
+                    // A row that cannot be opened is `other` rather than a store that cannot open.
+                    var category = ConsentCategory.context(.other)
+                    if let id = try? row.opened(2, sealer), let data = try? sealer.open(try row.data(4)) {
+                        category = CategoryCoding.classify(resourceType: try row.string(1), identifier: id, fhirVersion: version, data: data)
+                    }
                     return (try row.int(0), category.rawValue)
                 }
             }

@@ -37,10 +37,11 @@ public struct SystemResolver: HostResolver {
         guard admitted else { throw .resolverBusy(limit: Self.maxLookups) }
         let once = ResumeOnce<Result<[IPAddress], OutboundError>>()
         let lookup = self.lookup
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            once.resume(.failure(.timedOut(after: timeout)))
-        }
+        // A dispatch timer, not a task: the deadline must fire even when every cooperative thread
+        // is busy.
+        let timer = DispatchWorkItem { once.resume(.failure(.timedOut(after: timeout))) }
+        let (seconds, attoseconds) = timeout.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)), execute: timer)
         defer { timer.cancel() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

@@ -35,13 +35,11 @@ import Testing
             release.wait()
             return [.v4(IPv4Address(0x0101_0101))]
         }
-        let start = ContinuousClock.now
+        // The lookup never returns until released: the timeout error is the deadline at work. (No
+        // wall-clock bound: with the whole suite running, resuming may wait for a free thread.)
         await #expect(throws: OutboundError.timedOut(after: .milliseconds(300))) {
             try await resolver.addresses(of: "slow.test", timeout: .milliseconds(300))
         }
-        // The error says the deadline worked; the bound only says "not the blocked lookup's end",
-        // loose enough for a loaded CI machine.
-        #expect(ContinuousClock.now - start < .seconds(30))
         release.signal()
     }
 
@@ -52,17 +50,17 @@ import Testing
             release.wait()
             return [.v4(IPv4Address(0x0101_0101))]
         }
-        let lookups = (0..<16).map { _ in Task { try await resolver.addresses(of: "blocked.test", timeout: .seconds(60)) } }
-        // Were the cooperative threads held, the task below would wait for this release, 40 s on.
+        let lookups = (0..<16).map { _ in Task { try await resolver.addresses(of: "blocked.test", timeout: .seconds(150)) } }
+        // Were the cooperative threads held, the task below would wait for this release, 120 s on.
         let released = Mutex(false)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 40) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) {
             if !released.withLock({ $0 }) { for _ in 0..<16 { release.signal() } }
         }
         try await Task.sleep(for: .milliseconds(100))
         let start = ContinuousClock.now
         let answer = await Task.detached { (1...1000).reduce(0, +) }.value
         #expect(answer == 500_500)
-        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(ContinuousClock.now - start < .seconds(100))
         released.withLock { $0 = true }
         for _ in lookups { release.signal() }
         for lookup in lookups { #expect(try await lookup.value == [.v4(IPv4Address(0x0101_0101))]) }

@@ -19,13 +19,15 @@ public enum ContextCategory: String, Sendable, Hashable, Codable, CaseIterable, 
     case otherObservations = "other-observations"
     /// Claims, explanations of benefit and other billing resources (they list diagnoses and vaccines).
     case claims
-    /// Care plans, goals and care teams.
+    /// Care plans, goals and care teams, and orders and referrals (which name the tests and
+    /// procedures asked for).
     case carePlans = "care-plans"
     /// Medication details outside HealthKit's medication records: administrations, medication definitions.
     case medicationDetails = "medication-details"
     /// Devices and their use.
     case devices
-    /// Everything else (provenance, imaging studies, unknown types); readable only when granted by name.
+    /// Everything else (family history, provenance, imaging studies, unknown types); readable only
+    /// when granted by name.
     case other
 
     /// The name used on the command line, in JSON and in grants, e.g. `personal-details`.
@@ -40,7 +42,7 @@ public enum ContextCategory: String, Sendable, Hashable, Codable, CaseIterable, 
         case .socialHistory: return "Social History"
         case .otherObservations: return "Other Observations"
         case .claims: return "Claims and Billing"
-        case .carePlans: return "Care Plans and Goals"
+        case .carePlans: return "Care Plans, Orders and Referrals"
         case .medicationDetails: return "Medication Details"
         case .devices: return "Devices"
         case .other: return "Other Records"
@@ -77,7 +79,6 @@ public enum ContextCategory: String, Sendable, Hashable, Codable, CaseIterable, 
             ]),
             (.carePlans, ["CarePlan", "Goal", "CareTeam", "ServiceRequest", "NutritionOrder", "RequestGroup", "ProcedureRequest", "ReferralRequest"]),
             (.medicationDetails, ["Medication", "MedicationAdministration", "MedicationKnowledge", "Substance"]),
-            (.socialHistory, ["FamilyMemberHistory"]),
             (.otherObservations, ["QuestionnaireResponse", "ClinicalImpression", "RiskAssessment", "DetectedIssue"]),
             (.devices, ["Device", "DeviceRequest", "DeviceUseStatement", "DeviceMetric", "DeviceComponent"]),
         ]

@@ -33,7 +33,7 @@ struct ObserveRoutes {
             }
             let anchor = try RequestParsing.anchor(request.headers[HeaderName.lastEventID] ?? request.uri.queryParameters.get("anchor"), view: view)
             let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
-            guard let streamID = state.openStream(appID: view.app.id, end: { sink.finish() }) else {
+            guard let streamID = state.openStream(appID: view.app.id, revision: context.accessRevision, end: { sink.finish() }) else {
                 throw APIError.conflict("too many open event streams")
             }
             // The starting anchor is read before the stream starts, so no change falls between.
@@ -70,7 +70,7 @@ struct ObserveRoutes {
                             // A revocation from another process ends the stream within a poll.
                             while !Task.isCancelled {
                                 try await Task.sleep(for: poll)
-                                if await !state.accessIsCurrent(appID: view.app.id, revision: revision) { sink.finish() }
+                                if await state.checkAccess(appID: view.app.id, revision: revision) == .revoked { sink.finish() }
                             }
                         }
                         try await writer.write(ByteBuffer(string: "retry: 2000\n: observing\n\n"))

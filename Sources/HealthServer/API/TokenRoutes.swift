@@ -21,24 +21,19 @@ struct TokenRoutes {
                 secret = basicSecret
             }
             guard let id, let secret, !id.isEmpty, !secret.isEmpty else { throw APIError.invalidClient }
-            // Throttled per source address, and per client id from that address; a client id
-            // counts only once it names a registered app, so unauthenticated input never makes
-            // keys of its own (see FailureThrottle).
+            // The right secret always works, so no one can lock an app out (not even from its own
+            // proxy's address). Wrong ones back off per source address, and per client id from
+            // that address; a client id counts only once it names a registered app, so
+            // unauthenticated input never makes keys of its own (see FailureThrottle).
             let address = ThrottleKey.address(context.clientAddress)
             let credential = ThrottleKey.credential("client\u{0}" + id, from: context.clientAddress)
-            if let wait = state.authFailures.wait([address, credential]) { throw APIError.rateLimited(retryAfterSeconds: wait) }
-            let app: StoredApp
-            do {
-                app = try await state.consent.app(id)
-            } catch {
-                state.authFailures.fail([address])
+            let app = try? await state.consent.app(id)
+            guard let app, app.verify(secret: secret) else {
+                if let wait = state.authFailures.wait([address, credential]) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+                state.authFailures.fail(app == nil ? [address] : [address, credential])
                 throw APIError.invalidClient
             }
-            guard app.verify(secret: secret) else {
-                state.authFailures.fail([address, credential])
-                throw APIError.invalidClient
-            }
-            // The address keeps its count: one valid credential must not buy unlimited guesses.
+            // The address keeps its count: one valid credential must not clear others' failures.
             state.authFailures.succeed([credential])
             let (token, expiresIn) = state.tokens.issue(appID: app.registration.id, revision: app.accessRevision)
             var response = JSONResponse.make(.object([

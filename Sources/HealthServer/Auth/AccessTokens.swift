@@ -58,8 +58,9 @@ final class AccessTokens: Sendable {
         }
     }
 
-    /// Ends every token of an app (its access was revoked).
-    func revokeAll(appID: String) {
-        tokens.withLock { map in map = map.filter { $0.value.appID != appID } }
+    /// Ends an app's tokens issued under access revisions older than `revision` (its access was
+    /// revoked).
+    func revokeAll(appID: String, before revision: Int) {
+        tokens.withLock { map in map = map.filter { $0.value.appID != appID || $0.value.revision >= revision } }
     }
 }

@@ -16,7 +16,11 @@ struct AppAuthMiddleware: RouterMiddleware {
         let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard let entry = state.tokens.entry(for: token) else { throw APIError.invalidToken }
         let appID = entry.appID
-        guard await state.accessIsCurrent(appID: appID, revision: entry.revision) else { throw APIError.invalidToken }
+        switch await state.checkAccess(appID: appID, revision: entry.revision) {
+        case .current: break
+        case .revoked: throw APIError.invalidToken
+        case .unavailable: throw APIError.unavailable
+        }
         guard let view = await state.view(appID: appID) else { throw APIError.invalidToken }
         context.facts.appID = appID
         if let wait = state.appLimiter.take(appID) { throw APIError.rateLimited(retryAfterSeconds: wait) }

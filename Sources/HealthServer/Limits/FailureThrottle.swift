@@ -1,15 +1,16 @@
 import Foundation
 import Synchronization
 
-/// Slows down guessing without letting anyone lock others out.
+/// Slows down wrong guesses without letting anyone lock others out.
 ///
 /// Failed sign-ins and token requests are counted per source address and per (credential,
 /// address) pair — never per credential alone, since a client id is not secret and a global
 /// count would let anyone lock an app or the person out from elsewhere. A key that failed
-/// ``freeFailures`` times waits before its next try, twice as long after each further failure
-/// (up to ``maxBackoff``); a success clears its keys, and a key quiet for ``forgetAfter`` starts
-/// afresh. The secrets guessed at are 256-bit, so this bounds load rather than being the only
-/// defence against guessing.
+/// ``freeFailures`` times answers wrong tries with 429 for a while, twice as long after each
+/// further failure (up to ``maxBackoff``); a key quiet for ``forgetAfter`` starts afresh. A right
+/// secret is always accepted, even from a throttled address (many clients may share one: a proxy,
+/// a NAT, this machine): the secrets are 256-bit, so guessing is hopeless either way, and this
+/// bounds the work and noise of wrong tries rather than being the defence against guessing.
 ///
 /// Keys are fixed-size digests of what the caller names, and the table holds at most
 /// ``capacity`` of them: when full, forgotten keys go first, then the least recently seen.

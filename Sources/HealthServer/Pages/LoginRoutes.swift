@@ -45,13 +45,15 @@ struct LoginRoutes {
     }
 
     private func signIn(token: String, next: String?, from address: String) -> Response {
+        // The right token always signs in, so no one can lock the person out (not even from the
+        // address of the proxy in front of the server); wrong ones back off.
         let keys = [ThrottleKey.address(address), .credential("person", from: address)]
-        if let wait = state.authFailures.wait(keys) {
-            var response = form(next: next, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
-            response.headers[.retryAfter] = String(wait)
-            return response
-        }
         guard SecretToken.equal(token, state.configuration.personToken) else {
+            if let wait = state.authFailures.wait(keys) {
+                var response = form(next: next, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
+                response.headers[.retryAfter] = String(wait)
+                return response
+            }
             state.authFailures.fail(keys)
             return form(next: next, error: "That is not the sign-in token this server printed.", status: .unauthorized)
         }

@@ -89,7 +89,7 @@ struct PersonRoutes {
             try form.checkCSRF(context.session)
             guard let id = context.parameters.get("id"), (try? await state.consent.app(id)) != nil else { return notFound(context) }
             try await state.consent.revoke(appID: id)
-            state.endAccess(appID: id)
+            state.endAllAccess(appID: id)
             return PageRenderer.redirect("/apps/\(id)")
         }
     }

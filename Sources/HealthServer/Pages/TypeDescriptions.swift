@@ -36,10 +36,10 @@ enum TypeDescriptions {
         case .context(.socialHistory): return "Smoking, alcohol, drug use, housing and other social history."
         case .context(.otherObservations): return "Questionnaire answers and assessments, such as depression or anxiety scores, and other observations."
         case .context(.claims): return "Insurance claims and explanations of benefit, which list diagnoses, procedures and vaccines."
-        case .context(.carePlans): return "Care plans, goals and care teams."
+        case .context(.carePlans): return "Care plans, goals and care teams, and the tests, procedures and referrals your clinicians ordered (such as an HIV test or a psychiatry referral)."
         case .context(.medicationDetails): return "Medicines given to you during care, and medicine details."
         case .context(.devices): return "Devices used in your care, such as implants or monitors."
-        case .context(.other): return "Every other kind of record, including ones this version does not recognize."
+        case .context(.other): return "Every other kind of record, such as family history, including ones this version does not recognize."
         }
     }
 
@@ -47,7 +47,7 @@ enum TypeDescriptions {
         switch t {
         case .clinical(.condition), .clinical(.labResult), .clinical(.medication), .clinical(.clinicalNote), .clinical(.procedure): return .high
         case .context(.personalDetails), .context(.visits), .context(.socialHistory), .context(.otherObservations), .context(.claims),
-            .context(.medicationDetails), .context(.other):
+            .context(.medicationDetails), .context(.carePlans), .context(.other):
             return .high
         default: return .moderate
         }

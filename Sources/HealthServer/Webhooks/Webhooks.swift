@@ -68,7 +68,12 @@ final class Webhooks: Sendable {
             guard map.values.filter({ $0.registration.appID == view.app.id }).count < maxPerApp else { return false }
             // The task holds the delivery settings, not this registry, so the registry's deinit
             // (the server going away) cancels every delivery.
-            let task = Task { [delivery] in await delivery.run(registration, view: view, after: start) }
+            // A delivery that ends (its app revoked) leaves the registry, so it neither lingers
+            // in the app's list nor counts against its cap.
+            let task = Task { [delivery, weak self] in
+                await delivery.run(registration, view: view, after: start)
+                self?.forget(registration.id)
+            }
             map[registration.id] = Entry(registration: registration, task: task)
             return true
         }
@@ -92,10 +97,15 @@ final class Webhooks: Sendable {
         return entry != nil
     }
 
-    /// Ends every webhook of an app (its access was revoked).
-    func removeAll(appID: String) {
+    private func forget(_ id: String) {
+        _ = entries.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Ends an app's webhooks registered under access revisions older than `revision` (its
+    /// access was revoked).
+    func removeAll(appID: String, before revision: Int) {
         let gone: [Entry] = entries.withLock { map in
-            let mine = map.values.filter { $0.registration.appID == appID }
+            let mine = map.values.filter { $0.registration.appID == appID && $0.registration.revision < revision }
             for e in mine { map[e.registration.id] = nil }
             return mine
         }
@@ -126,7 +136,26 @@ struct Delivery: Sendable {
     let pollInterval: Duration
     let logger: Logger
 
+    /// Delivers the app's notices until the webhook is removed or the app's access is revoked
+    /// (checked every poll, since a revoked app's view never fires again).
     func run(_ registration: WebhookRegistration, view: AppView, after start: QueryAnchor) async {
+        let (store, poll) = (self.store, pollInterval)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await deliver(registration, view: view, after: start) }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: poll)
+                    let app: StoredApp?
+                    do { app = try await store.app(id: registration.appID) } catch { continue }  // unreadable now: no revocation
+                    guard let app, app.accessRevision == registration.revision else { return }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func deliver(_ registration: WebhookRegistration, view: AppView, after start: QueryAnchor) async {
         for await change in view.observe(types: registration.types, after: start, pollInterval: pollInterval) {
             if Task.isCancelled { break }
             let body = Data(ResponseJSON.object([

@@ -56,7 +56,12 @@ extension AppView {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let v = try await visibility()
         let windows = v.samples(query.type)
-        guard !windows.isEmpty else { return AnchoredSampleQueryResult(added: [], deleted: [], anchor: try await appAnchor(v)) }
+        guard !windows.isEmpty else {
+            // The same statement an allowed empty type runs, matching nothing: equal cost.
+            let none: SamplePredicate = query.predicate.map { .and([$0, .visible([])]) } ?? .visible([])
+            _ = try await store.sampleChanges(AnchoredSampleQuery(type: query.type, predicate: none, anchor: query.anchor, limit: query.limit))
+            return AnchoredSampleQueryResult(added: [], deleted: [], anchor: try await appAnchor(v))
+        }
         let from = query.anchor ?? .initial
         var changes: [AppChangeMerge.Change<StoredQuantitySample, DeletedSample>] = []
         var current = try await appAnchor(v)

@@ -145,13 +145,11 @@ public struct AppView: Sendable {
     /// Samples matching a query, among those the app may see.
     public func samples(_ query: QuantitySampleQuery) async throws -> [StoredQuantitySample] {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
+        // Run even when nothing is granted (an empty window list matches nothing): equal cost.
         let windows = try await visibility().samples(query.type)
-        var result: [StoredQuantitySample] = []
-        if !windows.isEmpty {
-            var q = query
-            q.predicate = query.predicate.map { .and([$0, .visible(windows)]) } ?? .visible(windows)
-            result = try await store.samples(q)
-        }
+        var q = query
+        q.predicate = query.predicate.map { .and([$0, .visible(windows)]) } ?? .visible(windows)
+        let result = try await store.samples(q)
         try await audit("samples", quantity: query.type, count: result.count)
         return result
     }

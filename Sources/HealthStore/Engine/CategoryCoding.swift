@@ -19,11 +19,14 @@ package enum CategoryCoding {
         raw.flatMap(ConsentCategory.init(rawValue:)) ?? .context(.other)
     }
 
-    /// The category of a resource from its stored bytes; unreadable bytes make it `other`.
+    /// The context category of a row without a clinical type, from its stored bytes; unreadable
+    /// bytes make it `other`, and so would a clinical answer (the row's clinical-type column says
+    /// it is not one, and the two must never disagree).
     package static func classify(resourceType: String, identifier: String, fhirVersion: FHIRVersion, data: Data) -> ConsentCategory {
         let resource = FHIRResource(storedData: data, resourceType: FHIRResourceType(resourceType), identifier: identifier, fhirVersion: fhirVersion)
         guard let json = try? resource.json() else { return .context(.other) }
-        return ClinicalClassifier().category(of: resource, json: json)
+        let category = ClinicalClassifier().category(of: resource, json: json)
+        return category.clinicalType == nil ? category : .context(.other)
     }
 
     /// An SQL expression giving a row's category from its `clinical_type` and `resource_type`

@@ -90,8 +90,11 @@ public final class SQLiteHealthStore: HealthStore {
                     db, sql: "SELECT id, resource_type, resource_id, fhir_version, data FROM resource WHERE category = ?", arguments: [CategoryCoding.pending])
                 for row in rows {
                     let version = (try? FHIRVersion(versionString: row[3] as String)) ?? FHIRVersion.primary(for: .r4)
-                    let category = CategoryCoding.classify(
-                        resourceType: row[1], identifier: try SQLiteRowDecoder.text(row[2], sealer), fhirVersion: version, data: try sealer.open(row[4]))
+                    // A row that cannot be opened is `other` rather than a store that cannot open.
+                    var category = ConsentCategory.context(.other)
+                    if let id = try? SQLiteRowDecoder.text(row[2], sealer), let data = try? sealer.open(row[4]) {
+                        category = CategoryCoding.classify(resourceType: row[1], identifier: id, fhirVersion: version, data: data)
+                    }
                     try db.execute(sql: "UPDATE resource SET category = ? WHERE id = ?", arguments: [category.rawValue, row[0] as Int64])
                 }
             }
