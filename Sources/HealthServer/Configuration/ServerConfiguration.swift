@@ -58,7 +58,8 @@ public struct ServerLimits: Sendable {
     public var appRequestsPerSecond: Double
     /// Requests an app may make in a burst (token bucket size).
     public var appBurst: Double
-    /// Failed logins and token requests allowed in a burst from anyone, refilled at one per second.
+    /// Wrong sign-ins and token requests a source address (or a credential from it) may make
+    /// before it backs off (``FailureThrottle``); the right secret is never refused.
     public var authFailureBurst: Double
     /// The most records one query returns (a larger `limit` is cut to it).
     public var maxRecordsPerQuery: Int

@@ -37,14 +37,4 @@ final class RateLimiter: Sendable {
             return max(1, Int(((1 - b.tokens) / rate).rounded(.up)))
         }
     }
-
-    /// Gives a token back (a check that turned out not to count, such as a right password).
-    func refund(_ key: String) {
-        buckets.withLock { map in
-            if var b = map[key] {
-                b.tokens = min(burst, b.tokens + 1)
-                map[key] = b
-            }
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SmartHealthCards
 
 /// Turns the store's anchors into the opaque anchors one app sees, and back.
 ///
@@ -37,7 +38,7 @@ public struct AnchorSealer: Sendable {
         let nonceBytes = Data(HMAC<SHA256>.authenticationCode(for: plain, using: k.nonce)).prefix(12)
         // A 12-byte nonce is always accepted, and sealing in memory cannot fail otherwise.
         let box = try! ChaChaPoly.seal(plain, using: k.seal, nonce: try! ChaChaPoly.Nonce(data: nonceBytes))
-        return (nonceBytes + box.ciphertext + box.tag).base64URL
+        return Base64URL.encode(nonceBytes + box.ciphertext + box.tag)
     }
 
     /// The store anchor behind one app's token.
@@ -45,7 +46,8 @@ public struct AnchorSealer: Sendable {
     /// - Throws: ``ConsentError/invalidAnchor`` for a token that is malformed, altered, or not
     ///   made for this app.
     public func anchor(_ token: String, appID: String) throws(ConsentError) -> QueryAnchor {
-        guard token.utf8.count == 48, let raw = Data(base64URL: token), raw.count == 36 else { throw .invalidAnchor }
+        guard token.utf8.count == 48, let bytes = try? Base64URL.decode(token), bytes.count == 36 else { throw .invalidAnchor }
+        let raw = Data(bytes)
         let k = keys(appID: appID)
         guard let nonce = try? ChaChaPoly.Nonce(data: raw.prefix(12)),
             let box = try? ChaChaPoly.SealedBox(nonce: nonce, ciphertext: raw.dropFirst(12).prefix(8), tag: raw.suffix(16)),
@@ -55,16 +57,5 @@ public struct AnchorSealer: Sendable {
         let value = plain.reduce(Int64(0)) { $0 << 8 | Int64($1) }
         guard value >= 0 else { throw .invalidAnchor }
         return QueryAnchor(rawValue: value)
-    }
-}
-
-extension Data {
-    /// Decodes base64url without padding; `nil` for anything else.
-    init?(base64URL text: String) {
-        guard text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x5F })
-        else { return nil }
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        self.init(base64Encoded: s)
     }
 }
