@@ -16,7 +16,7 @@ let package = Package(
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
-        .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode"], swiftSettings: strict),
         .executableTarget(name: "qrmatrix", dependencies: ["QRCode"], swiftSettings: strict),
         .target(
-            name: "HealthStore",
+            name: "HealthStoreCore",
             dependencies: [
                 "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "CardScanning",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "HealthStorePostgres",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
                 "HealthServer", "OutboundHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "HealthStoreTests",
             dependencies: [
-                "HealthStore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                "HealthStoreCore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "HealthServer", "HealthStore", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport", "OutboundHTTP", "NetworkAddresses",
+                "HealthServer", "HealthStoreCore", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -18,7 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "FHIR", package: "HealthRecords"),
                 .product(name: "ClinicalRecords", package: "HealthRecords"),
-                .product(name: "HealthStore", package: "HealthRecords"),
+                .product(name: "HealthStoreCore", package: "HealthRecords"),
                 .product(name: "SampleSignatures", package: "HealthRecords"),
                 .product(name: "SmartHealthCards", package: "HealthRecords"),
                 .product(name: "QRCode", package: "HealthRecords"),

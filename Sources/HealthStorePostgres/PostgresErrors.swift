@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import PostgresNIO
 
 /// Turns PostgreSQL client errors into ``HealthStoreError``s that name the store by its

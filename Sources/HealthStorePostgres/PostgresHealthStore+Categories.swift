@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 extension PostgresHealthStore {
     /// Gives rows the `v6` migration could not place (non-clinical Observations, whose category

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Consent storage on PostgreSQL: apps (details sealed), grants and the audit log (types,
 /// anchors and counts in clear), one-time card shares (card list sealed) — all under the person.

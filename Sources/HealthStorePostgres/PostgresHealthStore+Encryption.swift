@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 extension PostgresHealthStore {
     public func keyEnvelope() async throws -> KeyEnvelope? {

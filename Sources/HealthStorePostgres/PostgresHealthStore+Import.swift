@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 extension PostgresHealthStore {
     /// Stores resources from one source in one PostgreSQL transaction: the producer is pulled

@@ -1,6 +1,6 @@
 import ClinicalRecords
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 extension PostgresHealthStore {
     public func saveSamples(_ samples: [QuantitySample]) async throws -> SampleSaveOutcome {

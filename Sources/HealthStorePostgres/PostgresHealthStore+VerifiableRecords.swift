@@ -1,6 +1,6 @@
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import SmartHealthCards
 
 extension PostgresHealthStore {

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import PostgresNIO
 
 /// The server engine: one person's store inside a PostgreSQL database that many people
@@ -217,7 +217,7 @@ public final class PostgresHealthStore: HealthStore, KeyedStore {
 
     // MARK: Queries
 
-    public func records(_ query: SampleQuery) async throws -> [ClinicalRecord] {
+    public func records(_ query: RecordQuery) async throws -> [ClinicalRecord] {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let q = PostgresQueryBuilder(person: person, sealer: sealer).select(query)
         let sealer = self.sealer
@@ -226,7 +226,7 @@ public final class PostgresHealthStore: HealthStore, KeyedStore {
         }
     }
 
-    public func count(_ query: SampleQuery) async throws -> Int {
+    public func count(_ query: RecordQuery) async throws -> Int {
         let q = PostgresQueryBuilder(person: person, sealer: sealer).count(query)
         return try await read { session in Int(try await session.row(q)?.int(0) ?? 0) }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// A person's `store_key` row: the wrapped data key of an encrypted store.
 enum PostgresKeyStorage {

@@ -1,6 +1,6 @@
 import ClinicalRecords
 import FHIR
-import HealthStore
+import HealthStoreCore
 
 /// Turns record query values into SQL over the PostgreSQL schema, always for one person
 /// (`$1`). Orders match SQLite's: NULL clinical dates first ascending, last descending.
@@ -8,7 +8,7 @@ struct PostgresQueryBuilder {
     let person: String
     let sealer: any RecordSealer
 
-    func select(_ q: SampleQuery) -> PGQuery {
+    func select(_ q: RecordQuery) -> PGQuery {
         var sql = filtered(PostgresRowDecoder.selectColumns, type: q.type, predicate: q.predicate)
         let dir = q.sort.ascending ? "ASC" : "DESC"
         switch q.sort.key {
@@ -19,7 +19,7 @@ struct PostgresQueryBuilder {
         return sql
     }
 
-    func count(_ q: SampleQuery) -> PGQuery {
+    func count(_ q: RecordQuery) -> PGQuery {
         filtered("SELECT COUNT(*) FROM resource r", type: q.type, predicate: q.predicate)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 extension PostgresHealthStore {
     /// Encrypts a person's plain store in place: a new data key is made and wrapped for the

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Reads resource and tombstone rows back into values, opening sealed columns.
 enum PostgresRowDecoder {

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import PostgresNIO
 
 /// SQL text with its bound values, built up piece by piece; every value is a bind, never text.

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Turns sample query values into SQL over the `quantity_sample` tables, for one person (`$1`).
 struct PostgresSampleQueryBuilder {

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// The PostgreSQL schema, as named, append-only migrations recorded in `schema_migrations`.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Where a PostgreSQL store lives and whose it is, read from a URL such as
 /// `postgres://user:secret@127.0.0.1:5433/health?person=alice`.

@@ -1,6 +1,6 @@
 import ClinicalRecords
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Writes inside one transaction that holds the person's lock, numbering every change with the
 /// person's next anchor; ``finish()`` stores the counter.

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 

@@ -1,6 +1,6 @@
 import Foundation
 import HealthServer
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 import Testing

@@ -2,7 +2,7 @@ import ClinicalRecords
 import Crypto
 import Foundation
 import HealthServer
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 import Testing

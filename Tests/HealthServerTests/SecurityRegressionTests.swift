@@ -1,7 +1,7 @@
 import ClinicalRecords
 import Foundation
 import HealthServer
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -250,7 +250,7 @@ import TestSupport
         let w = try await ServerWorld(engine)
         let creds = try await w.register([.clinical(.labResult)])
         let view = try await w.consent.view(appID: creds.appID)
-        for _ in 0..<130 { _ = try await view.records(SampleQuery(type: .labResult)) }
+        for _ in 0..<130 { _ = try await view.records(RecordQuery(type: .labResult)) }
         let page = try await w.consent.auditLog(appID: creds.appID, newestFirst: 100)
         let all = try await w.consent.auditLog(appID: creds.appID)
         #expect(page.count == 100)

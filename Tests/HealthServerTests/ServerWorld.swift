@@ -2,7 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthServer
-import HealthStore
+import HealthStoreCore
 import HealthStorePostgres
 import Hummingbird
 import HummingbirdTesting

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import Foundation
 import HealthServer
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 import NetworkAddresses

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -78,7 +78,7 @@ import TestSupport
         try await f.importJSON("a.json", Make.bundle([Make.observation("o1"), #"{"resourceType":"Patient","id":"p"}"#]), source: "s1")
         try await f.importJSON("b.json", Make.observation("o2"), source: "s2")
         #expect(try await f.store.delete(source: "s1", resourceType: nil, identifier: nil) == 2)
-        #expect(try await f.store.records(SampleQuery(type: nil)).map(\.source.identifier) == ["s2"])
+        #expect(try await f.store.records(RecordQuery(type: nil)).map(\.source.identifier) == ["s2"])
         #expect(try await f.store.contextResources(ofType: .patient, source: nil).isEmpty)
         #expect(try await f.store.delete(source: "nobody", resourceType: nil, identifier: nil) == 0)
     }

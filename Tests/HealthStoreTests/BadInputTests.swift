@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -17,7 +17,7 @@ import TestSupport
         #expect(failure.path == bad)
         guard case .fhir(.json(let json))? = failure.error else { Issue.record("expected a JSON error, got \(String(describing: failure.error))"); return }
         #expect(json.offset > 0)
-        #expect(try await f.store.count(SampleQuery(type: nil)) == 2)
+        #expect(try await f.store.count(RecordQuery(type: nil)) == 2)
         #expect(try await f.store.sources().map(\.identifier).sorted() == ["a.json", "c.json"])
     }
 
@@ -25,7 +25,7 @@ import TestSupport
         let f = try await StoreFixture(engine)
         let result = try await f.importJSON("b.json", Make.bundle([Make.observation("o1"), #"{"id":"x","status":"final"}"#]))
         #expect(result.status == .failed)
-        #expect(try await f.store.count(SampleQuery(type: nil)) == 0)
+        #expect(try await f.store.count(RecordQuery(type: nil)) == 0)
     }
 
     @Test(arguments: StoreEngine.plain) func ndjsonWithABadLineLandsNothing(engine: StoreEngine) async throws {
@@ -35,7 +35,7 @@ import TestSupport
         let report = await f.importer(source: "bulk").importPaths([path])
         #expect(report.files[0].status == .failed)
         #expect(report.files[0].error?.description.hasPrefix("line 3:") == true)
-        #expect(try await f.store.count(SampleQuery(type: nil)) == 0)
+        #expect(try await f.store.count(RecordQuery(type: nil)) == 0)
     }
 
     @Test(arguments: StoreEngine.plain) func plainJSONIsSkippedInAFolderButFailsWhenNamed(engine: StoreEngine) async throws {

@@ -2,7 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import GRDB
-import HealthStore
+import HealthStoreCore
 import HealthStorePostgres
 import PostgresNIO
 import Testing

@@ -1,6 +1,6 @@
 import ClinicalRecords
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -20,36 +20,36 @@ import TestSupport
 
     @Test(arguments: StoreEngine.all) func queriesByTypeWithSortAndLimit(engine: StoreEngine) async throws {
         let f = try await seeded(engine)
-        let labs = try await f.store.records(SampleQuery(type: .labResult))
+        let labs = try await f.store.records(RecordQuery(type: .labResult))
         #expect(labs.map(\.fhirResource.identifier) == ["o1", "o2", "o3"])
-        let byClinical = try await f.store.records(SampleQuery(type: .labResult, sort: RecordSort(.clinical)))
+        let byClinical = try await f.store.records(RecordQuery(type: .labResult, sort: RecordSort(.clinical)))
         #expect(byClinical.map(\.fhirResource.identifier) == ["o3", "o1", "o2"])
-        let newest = try await f.store.records(SampleQuery(type: .labResult, limit: 1, sort: RecordSort(.clinical, ascending: false)))
+        let newest = try await f.store.records(RecordQuery(type: .labResult, limit: 1, sort: RecordSort(.clinical, ascending: false)))
         #expect(newest.map(\.fhirResource.identifier) == ["o2"])
-        #expect(try await f.store.records(SampleQuery(type: .vitalSign)).map(\.displayName) == ["Obs v1"])
-        #expect(try await f.store.count(SampleQuery(type: nil)) == 6)
+        #expect(try await f.store.records(RecordQuery(type: .vitalSign)).map(\.displayName) == ["Obs v1"])
+        #expect(try await f.store.count(RecordQuery(type: nil)) == 6)
     }
 
     @Test(arguments: StoreEngine.all) func filtersByPredicatesCombinedWithAnd(engine: StoreEngine) async throws {
         let f = try await seeded(engine)
-        let bySource = try await f.store.records(SampleQuery(type: .labResult, predicate: .source("clinic-b")))
+        let bySource = try await f.store.records(RecordQuery(type: .labResult, predicate: .source("clinic-b")))
         #expect(bySource.map(\.fhirResource.identifier) == ["o3"])
-        let identity = try await f.store.records(SampleQuery(type: .labResult, predicate: .identity(source: "clinic-a", resourceType: .observation, identifier: "o2")))
+        let identity = try await f.store.records(RecordQuery(type: .labResult, predicate: .identity(source: "clinic-a", resourceType: .observation, identifier: "o2")))
         #expect(identity.count == 1 && identity[0].clinicalDate?.text == "2020-06-01")
-        let wrongSource = try await f.store.records(SampleQuery(type: .labResult, predicate: .identity(source: "clinic-b", resourceType: .observation, identifier: "o2")))
+        let wrongSource = try await f.store.records(RecordQuery(type: .labResult, predicate: .identity(source: "clinic-b", resourceType: .observation, identifier: "o2")))
         #expect(wrongSource.isEmpty)
-        let dated = try await f.store.records(SampleQuery(
+        let dated = try await f.store.records(RecordQuery(
             type: .labResult, predicate: .and([.clinicalDate(from: FHIRDate("2019")!.date, to: FHIRDate("2020-12")!.date), .fhirResourceType(.observation)])))
         #expect(dated.map(\.fhirResource.identifier) == ["o1", "o2"])
-        let added = try await f.store.records(SampleQuery(type: nil, predicate: .addedDate(from: f.now, to: nil)))
+        let added = try await f.store.records(RecordQuery(type: nil, predicate: .addedDate(from: f.now, to: nil)))
         #expect(Set(added.map(\.fhirResource.identifier)) == ["o3", "i2"])
-        #expect(try await f.store.records(SampleQuery(type: .medication, predicate: .fhirResourceType(.observation))).isEmpty)
+        #expect(try await f.store.records(RecordQuery(type: .medication, predicate: .fhirResourceType(.observation))).isEmpty)
     }
 
     @Test(arguments: StoreEngine.all) func rejectsNegativeLimits(engine: StoreEngine) async throws {
         let f = try await StoreFixture(engine)
         await #expect(throws: HealthStoreError.invalidArgument("limit must not be negative")) {
-            try await f.store.records(SampleQuery(type: nil, limit: -1))
+            try await f.store.records(RecordQuery(type: nil, limit: -1))
         }
     }
 
@@ -61,7 +61,7 @@ import TestSupport
         #expect(same.outcome == ImportOutcome(unchanged: 1))
         let changed = try await f.importJSON("a.json", Make.observation("o1", value: "5.40"))
         #expect(changed.outcome == ImportOutcome(updated: 1))
-        let stored = try await f.store.records(SampleQuery(type: .labResult))
+        let stored = try await f.store.records(RecordQuery(type: .labResult))
         #expect(stored.count == 1)
         #expect(try stored[0].fhirResource.json().quantity("valueQuantity")?.value?.text == "5.40")
     }
@@ -69,7 +69,7 @@ import TestSupport
     @Test(arguments: StoreEngine.all) func keepsContextResourcesOutOfRecordQueries(engine: StoreEngine) async throws {
         let f = try await StoreFixture(engine)
         try await f.importJSON("p.json", Make.bundle([#"{"resourceType":"Patient","id":"p1","birthDate":"1990-02-03"}"#, Make.observation("o1")]))
-        #expect(try await f.store.count(SampleQuery(type: nil)) == 1)
+        #expect(try await f.store.count(RecordQuery(type: nil)) == 1)
         let patients = try await f.store.contextResources(ofType: .patient, source: "test")
         #expect(patients.map(\.resource.identifier) == ["p1"])
         #expect(patients[0].clinicalType == nil)

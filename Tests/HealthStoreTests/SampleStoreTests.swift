@@ -6,7 +6,7 @@ import SampleSignatures
 import Testing
 import TestSupport
 
-@testable import HealthStore
+@testable import HealthStoreCore
 
 @Suite struct SampleStoreTests {
     @Test(arguments: StoreEngine.all) func savesSamplesAndFindsThemByTypeDatesSourceAndLimit(engine: StoreEngine) async throws {
@@ -316,7 +316,7 @@ import TestSupport
         #expect(applied.starts(with: ["v1-records", "v2-samples"]))
         #expect(applied.last == SQLiteSchema.latestMigration)
         let reopened = try SQLiteHealthStore(path: path)
-        #expect(try await reopened.records(SampleQuery(type: nil)).map(\.fhirResource.identifier) == ["o1"])
+        #expect(try await reopened.records(RecordQuery(type: nil)).map(\.fhirResource.identifier) == ["o1"])
         #expect(try await reopened.samples(QuantitySampleQuery(type: nil)).count == 1)
     }
 

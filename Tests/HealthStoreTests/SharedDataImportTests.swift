@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -46,7 +46,7 @@ import TestSupport
             .procedure: 79, .vitalSign: 588, .coverage: 0, .clinicalNote: 102,
         ]
         for (type, n) in expected {
-            #expect(try await f.store.count(SampleQuery(type: type)) == n, "\(type)")
+            #expect(try await f.store.count(RecordQuery(type: type)) == n, "\(type)")
         }
         #expect(report.totals.inserted == expected.values.reduce(0, +))
         #expect(report.totals.notRecords == 1032)
@@ -57,7 +57,7 @@ import TestSupport
         let file = Shared.url("data/fhir/r4-examples/diagnosticreport-example.json")
         let report = await f.importer().importPaths([file.path])
         #expect(report.succeeded)
-        let records = try await f.store.records(SampleQuery(type: .labResult))
+        let records = try await f.store.records(RecordQuery(type: .labResult))
         let texts = try records.flatMap { r -> [String] in
             try r.fhirResource.json().list("referenceRange").compactMap { $0.objectValue?.quantity("high")?.value?.text }
         }

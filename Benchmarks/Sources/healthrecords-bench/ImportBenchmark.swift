@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Import throughput next to the cost of only parsing the same bytes with Foundation.
 enum ImportBenchmark {

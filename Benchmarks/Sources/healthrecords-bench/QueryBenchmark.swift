@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// First-page latency of a type query over a store of a million generated records.
 enum QueryBenchmark {
@@ -33,13 +33,13 @@ enum QueryBenchmark {
             _ = try await store.importResources(source: RecordSource(identifier: "generated-\((made / batch) % 10)"), from: ResourceList(items))
         }
         let genSeconds = Double(Measure.now() - genStart) / 1e9
-        print("## SampleQuery first page at \(records) records (page of \(pageSize), \(fmt(genSeconds, 0)) s to generate)\n")
+        print("## RecordQuery first page at \(records) records (page of \(pageSize), \(fmt(genSeconds, 0)) s to generate)\n")
         print("| query | runs | median ms | p99 ms |")
         print("|---|---|---|---|")
-        let queries: [(String, SampleQuery)] = [
-            ("lab-result, oldest added first", SampleQuery(type: .labResult, limit: pageSize)),
-            ("immunization, newest clinical date first", SampleQuery(type: .immunization, limit: pageSize, sort: RecordSort(.clinical, ascending: false))),
-            ("vital-sign from one source", SampleQuery(type: .vitalSign, predicate: .source("generated-4"), limit: pageSize)),
+        let queries: [(String, RecordQuery)] = [
+            ("lab-result, oldest added first", RecordQuery(type: .labResult, limit: pageSize)),
+            ("immunization, newest clinical date first", RecordQuery(type: .immunization, limit: pageSize, sort: RecordSort(.clinical, ascending: false))),
+            ("vital-sign from one source", RecordQuery(type: .vitalSign, predicate: .source("generated-4"), limit: pageSize)),
         ]
         for (name, q) in queries {
             for _ in 0..<50 { _ = try await store.records(q) }  // warm the page cache

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// Asking the person for types (HealthKit's authorization sheet) and the request status.

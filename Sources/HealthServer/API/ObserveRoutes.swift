@@ -1,6 +1,6 @@
 import ClinicalRecords
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import ServiceLifecycle
 

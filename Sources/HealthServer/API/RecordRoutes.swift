@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// Record queries through the app's grants (``AppView``): what a denied or undecided type
@@ -49,7 +49,7 @@ struct RecordRoutes {
     }
 
     /// The sample query a `GET /records` asks for.
-    private func recordQuery(_ request: Request) throws(APIError) -> SampleQuery {
+    private func recordQuery(_ request: Request) throws(APIError) -> RecordQuery {
         let p = request.uri.queryParameters
         let type = try RequestParsing.clinicalType(p.get("type"))
         var predicates: [RecordPredicate] = []
@@ -76,6 +76,6 @@ struct RecordRoutes {
             }
             sort = RecordSort(key, ascending: !descending)
         }
-        return SampleQuery(type: type, predicate: predicates.isEmpty ? nil : .and(predicates), limit: limit, sort: sort)
+        return RecordQuery(type: type, predicate: predicates.isEmpty ? nil : .and(predicates), limit: limit, sort: sort)
     }
 }

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// Reading parameters and bodies of app requests, with errors that name what is wrong.

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// `POST /token`: OAuth2 client credentials (RFC 6749 §4.4). The client id and secret come in

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// Verifiable records, one time only (HealthKit's `HKVerifiableClinicalRecordQuery`): no

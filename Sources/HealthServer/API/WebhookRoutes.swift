@@ -1,6 +1,6 @@
 import ClinicalRecords
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// Background delivery (HealthKit's background delivery, over HTTP): see ``Webhooks``.

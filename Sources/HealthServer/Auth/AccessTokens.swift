@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Synchronization
 
 /// Bearer tokens for apps, issued by `POST /token` (OAuth2 client credentials).

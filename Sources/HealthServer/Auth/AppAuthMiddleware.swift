@@ -1,4 +1,4 @@
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// Checks every app API request: a live bearer token from `POST /token` issued under the app's

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Synchronization
 
 /// A signed-in browser of the person: its expiry and the token its forms carry against

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 
 /// The pages an app sends the person to: the authorization sheet (`/consent/{id}`) and the

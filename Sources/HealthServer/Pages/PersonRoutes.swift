@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Hummingbird
 import SmartHealthCards
 
@@ -20,10 +20,10 @@ struct PersonRoutes {
             let chosen = request.uri.queryParameters.get("type").flatMap(ClinicalType.init(name:))
             var groups: [[String: Any]] = []
             for type in chosen.map({ [$0] }) ?? ClinicalType.allCases {
-                let total = try await state.store.count(SampleQuery(type: type))
+                let total = try await state.store.count(RecordQuery(type: type))
                 guard total > 0 else { continue }
                 let limit = chosen == nil ? Self.perType : Self.oneType
-                let records = try await state.store.records(SampleQuery(type: type, limit: limit, sort: RecordSort(.clinical, ascending: false)))
+                let records = try await state.store.records(RecordQuery(type: type, limit: limit, sort: RecordSort(.clinical, ascending: false)))
                 groups.append([
                     "title": type.title, "type": type.name, "total": total, "more": total > records.count && chosen == nil,
                     "records": records.map { r -> [String: Any] in
@@ -48,7 +48,7 @@ struct PersonRoutes {
             return page(context, "card", Self.cardValues(card).merging(["title": "Card details"]) { $1 })
         }
         group.get("/immunizations") { _, context -> Response in
-            let records = try await state.store.records(SampleQuery(type: .immunization, sort: RecordSort(.clinical)))
+            let records = try await state.store.records(RecordQuery(type: .immunization, sort: RecordSort(.clinical)))
             let patients = try await state.store.contextResources(ofType: .patient, source: nil)
             let births = Set(patients.compactMap { try? $0.resource.json().date("birthDate") })
             let checklist = ImmunizationChecklist(records: records, birthDate: births.count == 1 ? births.first : nil)

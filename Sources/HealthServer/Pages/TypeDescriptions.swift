@@ -1,5 +1,5 @@
 import ClinicalRecords
-import HealthStore
+import HealthStoreCore
 
 /// What the consent page tells the person about each type: a title, what it holds and how
 /// sensitive it is.

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Synchronization
 
 /// An app's request to read types, waiting for the person (HealthKit's authorization sheet).

@@ -2,7 +2,7 @@ import ClinicalRecords
 import Crypto
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Logging
 import OutboundHTTP
 import Synchronization

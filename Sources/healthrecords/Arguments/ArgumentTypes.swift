@@ -2,7 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 extension ClinicalType: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }

@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 import SampleSignatures
 
 /// Reads and writes key, certificate and signature files for the commands; every problem is a

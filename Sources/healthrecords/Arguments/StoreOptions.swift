@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HealthStore
+import HealthStoreCore
 import HealthStorePostgres
 
 /// Where the store lives — a SQLite file (`--store PATH`, else `HEALTHRECORDS_STORE`, else the

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// What `healthrecords unlock` leaves behind: the unwrapped data key of one store, in a file
 /// only its owner can read, so later commands run without asking again.

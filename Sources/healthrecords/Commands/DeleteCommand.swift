@@ -1,7 +1,7 @@
 import ArgumentParser
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 struct ImmunizationsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,7 +19,7 @@ struct ImmunizationsCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await storeOptions.open()
         let records = try await store.records(
-            SampleQuery(type: .immunization, predicate: source.map(RecordPredicate.source), sort: RecordSort(.clinical)))
+            RecordQuery(type: .immunization, predicate: source.map(RecordPredicate.source), sort: RecordSort(.clinical)))
         let patients = try await store.contextResources(ofType: .patient, source: source)
         let births = Set(patients.compactMap { try? $0.resource.json().date("birthDate") })
         let checklist = ImmunizationChecklist(records: records, birthDate: births.count == 1 ? births.first : nil)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// The secret that unlocks a store: `--key-file`, else `HEALTHRECORDS_PASSPHRASE`, else a
 /// prompt on the terminal.

@@ -2,7 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 struct RecordsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,7 +51,7 @@ struct RecordsCommand: AsyncParsableCommand {
         if let resourceType { predicates.append(.fhirResourceType(FHIRResourceType(resourceType))) }
         if let source { predicates.append(.source(source)) }
         if from != nil || to != nil { predicates.append(.clinicalDate(from: from?.instant, to: to?.endOfPeriod)) }
-        let query = SampleQuery(
+        let query = RecordQuery(
             type: type, predicate: predicates.isEmpty ? nil : .and(predicates), limit: limit,
             sort: RecordSort(sort, ascending: !descending))
         let records: [ClinicalRecord]

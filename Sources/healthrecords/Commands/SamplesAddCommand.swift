@@ -2,7 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import SampleSignatures
 
 struct SamplesAddCommand: AsyncParsableCommand {

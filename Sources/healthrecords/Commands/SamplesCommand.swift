@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 struct SamplesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

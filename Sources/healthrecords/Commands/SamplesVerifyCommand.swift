@@ -1,7 +1,7 @@
 import ArgumentParser
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import SampleSignatures
 
 struct SamplesVerifyCommand: AsyncParsableCommand {

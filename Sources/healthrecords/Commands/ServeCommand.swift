@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HealthServer
-import HealthStore
+import HealthStoreCore
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

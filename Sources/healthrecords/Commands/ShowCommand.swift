@@ -2,7 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

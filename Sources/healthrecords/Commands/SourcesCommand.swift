@@ -2,7 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 struct SourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "sources", abstract: "List the sources records came from.")
@@ -16,7 +16,7 @@ struct SourcesCommand: AsyncParsableCommand {
         let store = try await storeOptions.open()
         var rows: [(RecordSource, Int)] = []
         for s in try await store.sources() {
-            rows.append((s, try await store.count(SampleQuery(type: nil, predicate: .source(s.identifier)))))
+            rows.append((s, try await store.count(RecordQuery(type: nil, predicate: .source(s.identifier)))))
         }
         if json {
             JSONOutput.print(.array(rows.map { s, n in

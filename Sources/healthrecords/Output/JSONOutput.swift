@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Builds the `--json` output of commands with our own JSON writer (exact text, stable order).
 enum JSONOutput {

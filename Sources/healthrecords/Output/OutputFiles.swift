@@ -1,5 +1,5 @@
 import Foundation
-import HealthStore
+import HealthStoreCore
 
 /// Writes several output files so that either all of them appear or none do.
 ///

@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -86,8 +86,8 @@ import TestSupport
             for t in ClinicalType.allCases {
                 let want = s.expected(k, t)
                 let label = "app \(k) \(t) \(s.states[k][t]!)"
-                #expect(try await v.records(SampleQuery(type: t)).map(\.fhirResource.identifier).sorted() == want, "\(label)")
-                #expect(try await v.count(SampleQuery(type: t)) == want.count, "\(label)")
+                #expect(try await v.records(RecordQuery(type: t)).map(\.fhirResource.identifier).sorted() == want, "\(label)")
+                #expect(try await v.count(RecordQuery(type: t)) == want.count, "\(label)")
                 let changes = try await v.changes(AnchoredQuery(type: t, anchor: nil))
                 #expect(changes.added.map(\.fhirResource.identifier).sorted() == want, "\(label)")
                 #expect(changes.deleted.map(\.identity.identifier) == s.expectedDeleted(k, t), "\(label)")
@@ -96,21 +96,21 @@ import TestSupport
                     let found = try await v.resource(identity(t, id))
                     #expect((found != nil) == sees, "\(label) \(id)")
                     let i = identity(t, id)
-                    let byPredicate = try await v.records(SampleQuery(type: nil, predicate: .identity(source: i.source, resourceType: i.resourceType, identifier: i.identifier)))
+                    let byPredicate = try await v.records(RecordQuery(type: nil, predicate: .identity(source: i.source, resourceType: i.resourceType, identifier: i.identifier)))
                     #expect(byPredicate.count == (sees ? 1 : 0), "\(label) \(id)")
                 }
                 if want.isEmpty {
                     // A denied or undecided type answers as the empty store does.
                     let e = empty.store
-                    let mine = try await v.records(SampleQuery(type: t))
-                    let theirs = try await e.records(SampleQuery(type: t))
+                    let mine = try await v.records(RecordQuery(type: t))
+                    let theirs = try await e.records(RecordQuery(type: t))
                     #expect(mine == theirs)
-                    #expect(try await v.count(SampleQuery(type: t, predicate: .source("clinic"))) == (try await e.count(SampleQuery(type: t, predicate: .source("clinic")))))
+                    #expect(try await v.count(RecordQuery(type: t, predicate: .source("clinic"))) == (try await e.count(RecordQuery(type: t, predicate: .source("clinic")))))
                 }
             }
             let union = ClinicalType.allCases.flatMap { s.expected(k, $0) }.sorted()
-            #expect(try await v.records(SampleQuery(type: nil)).map(\.fhirResource.identifier).sorted() == union)
-            #expect(try await v.count(SampleQuery(type: nil)) == union.count)
+            #expect(try await v.records(RecordQuery(type: nil)).map(\.fhirResource.identifier).sorted() == union)
+            #expect(try await v.count(RecordQuery(type: nil)) == union.count)
             #expect(try await v.changes(AnchoredQuery(type: nil, anchor: nil)).added.map(\.fhirResource.identifier).sorted() == union)
             // Context: the Patient is personal details, a category none of these apps was granted
             // (CategoryMatrixTests covers every category); seeing records from its source is not enough.
@@ -145,7 +145,7 @@ import TestSupport
                     }
                 }
             }
-            let q = SampleQuery(type: type, predicate: .source("clinic"), limit: 10, sort: RecordSort(.clinical, ascending: false))
+            let q = RecordQuery(type: type, predicate: .source("clinic"), limit: 10, sort: RecordSort(.clinical, ascending: false))
             let lists = [try await denied.records(q), try await raw.records(q), try await emptyView.records(q)]
             #expect(lists.allSatisfy { $0.isEmpty })
             #expect(try await denied.count(q) == (try await raw.count(q)))
@@ -155,7 +155,7 @@ import TestSupport
         #expect(try await denied.currentAnchor() == (try await emptyView.currentAnchor()))
 
         // Errors are the empty store's errors.
-        let bad = SampleQuery(type: .condition, limit: -1)
+        let bad = RecordQuery(type: .condition, limit: -1)
         let deniedError = await #expect(throws: HealthStoreError.self) { try await denied.records(bad) }
         let emptyError = await #expect(throws: HealthStoreError.self) { try await raw.records(bad) }
         #expect(deniedError == emptyError)
@@ -198,7 +198,7 @@ import TestSupport
         #expect(!before.added.map(\.fhirResource.identifier).contains("\(ask.rawValue)-new"))
         #expect(try await s.world.consent.approveNewData(appID: s.apps[0]) == askTypes.count)
         #expect(try await v.requestStatus(for: Set(askTypes.map(HealthDataType.clinical))) == .unnecessary)
-        #expect(try await v.records(SampleQuery(type: ask)).map(\.fhirResource.identifier).sorted() == ["\(ask.rawValue)-new", "\(ask.rawValue)-old-1"])
+        #expect(try await v.records(RecordQuery(type: ask)).map(\.fhirResource.identifier).sorted() == ["\(ask.rawValue)-new", "\(ask.rawValue)-old-1"])
         let after = try await v.changes(AnchoredQuery(type: nil, anchor: before.anchor))
         #expect(after.added.map(\.fhirResource.identifier).contains("\(ask.rawValue)-new"))
         #expect(after.anchor > before.anchor)
@@ -208,7 +208,7 @@ import TestSupport
         // Data added after the approval waits again.
         try await s.world.importResources([Make.record(ask, id: "\(ask.rawValue)-newer")])
         #expect(try await v.requestStatus(for: [.clinical(ask)]) == .shouldRequest)
-        #expect(try await v.count(SampleQuery(type: ask)) == 2)
+        #expect(try await v.count(RecordQuery(type: ask)) == 2)
     }
 
     @Test(arguments: StoreEngine.all)
@@ -237,9 +237,9 @@ import TestSupport
         let v = try await s.view(0)
         let shared = try #require(s.states[0].first { $0.value == .allowed }?.key)
         let denied = try #require(s.states[0].first { $0.value == .denied }?.key)
-        _ = try await v.records(SampleQuery(type: shared))
-        _ = try await v.records(SampleQuery(type: denied))
-        _ = try await v.count(SampleQuery(type: shared))
+        _ = try await v.records(RecordQuery(type: shared))
+        _ = try await v.records(RecordQuery(type: denied))
+        _ = try await v.count(RecordQuery(type: shared))
         let log = try await s.world.consent.auditLog(appID: s.apps[0])
         #expect(log.map(\.operation) == ["records", "records", "count"])
         #expect(log.map(\.types) == [[.clinical(shared)], [.clinical(denied)], [.clinical(shared)]])
@@ -248,7 +248,7 @@ import TestSupport
         #expect(try await s.world.consent.auditLog(appID: s.apps[1]).isEmpty)
 
         #expect(try await s.world.consent.revoke(appID: s.apps[0]) > 0)
-        #expect(try await v.records(SampleQuery(type: nil)).isEmpty)
+        #expect(try await v.records(RecordQuery(type: nil)).isEmpty)
         #expect(try await v.requestStatus(for: [.clinical(shared)]) == .shouldRequest)
         #expect(try await s.world.consent.auditLog().count == 4)
     }

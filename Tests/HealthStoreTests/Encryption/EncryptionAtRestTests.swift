@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -26,7 +26,7 @@ import TestSupport
                 names += [n.string("family")].compactMap { $0 } + n.list("given").compactMap(\.stringValue)
             }
         }
-        names += try await store.records(SampleQuery(type: .condition)).map(\.displayName)
+        names += try await store.records(RecordQuery(type: .condition)).map(\.displayName)
         // At least 5 bytes: any 4-byte string turns up by chance in ~20 MB of ciphertext about once
         // in 200 runs (20e6 / 2^32), which made this test fail now and then on "Mary"; 5 bytes is
         // once in 50,000.
@@ -47,10 +47,10 @@ import TestSupport
 
         // The same store, opened again with its passphrase, gives the right records back.
         let reopened = try SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"))
-        #expect(try await reopened.count(SampleQuery(type: .labResult)) == 933)
-        #expect(try await reopened.count(SampleQuery(type: nil)) == report.totals.inserted)
+        #expect(try await reopened.count(RecordQuery(type: .labResult)) == 933)
+        #expect(try await reopened.count(RecordQuery(type: nil)) == report.totals.inserted)
         let file = Shared.files("data/fhir/synthea", extensions: ["json"])[0]
-        let sourceRecords = try await reopened.records(SampleQuery(type: .condition, predicate: .source(file.lastPathComponent)))
+        let sourceRecords = try await reopened.records(RecordQuery(type: .condition, predicate: .source(file.lastPathComponent)))
         #expect(!sourceRecords.isEmpty)
         let again = await RecordImporter(store: reopened).importPaths([synthea])
         #expect(again.totals.unchanged == report.totals.inserted && again.totals.inserted == 0)
@@ -66,8 +66,8 @@ import TestSupport
         for locked in [try SQLiteHealthStore(path: path), try SQLiteHealthStore(path: path, credentials: nil)] {
             #expect(locked.isLocked)
             let e = HealthStoreError.storeLocked(path: path)
-            await #expect(throws: e) { try await locked.records(SampleQuery(type: nil)) }
-            await #expect(throws: e) { try await locked.count(SampleQuery(type: nil)) }
+            await #expect(throws: e) { try await locked.records(RecordQuery(type: nil)) }
+            await #expect(throws: e) { try await locked.count(RecordQuery(type: nil)) }
             await #expect(throws: e) { try await locked.changes(AnchoredQuery(type: nil, anchor: nil)) }
             await #expect(throws: e) { try await locked.currentAnchor() }
             await #expect(throws: e) { try await locked.sources() }
@@ -96,15 +96,15 @@ import TestSupport
         try await f.rotateKey(from: .passphrase("first"), to: .keyFile(keyFile), date: Date())
         #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("first")) }
         let byFile = try SQLiteHealthStore(path: path, credentials: .keyFile(keyFile))
-        #expect(try await byFile.records(SampleQuery(type: .condition)).map(\.displayName) == ["Rare condition"])
+        #expect(try await byFile.records(RecordQuery(type: .condition)).map(\.displayName) == ["Rare condition"])
         await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) {
             try await byFile.rotateKey(from: .passphrase("first"), to: .passphrase("third"), date: Date())
         }
         try await byFile.rotateKey(from: .keyFile(keyFile), to: .passphrase("third"), kdf: .testing, date: Date())
         let third = try SQLiteHealthStore(path: path, credentials: .passphrase("third"))
-        #expect(try await third.count(SampleQuery(type: .condition)) == 1)
+        #expect(try await third.count(RecordQuery(type: .condition)) == 1)
         // The data key never changed: the first store object still reads.
-        #expect(try await f.count(SampleQuery(type: .condition)) == 1)
+        #expect(try await f.count(RecordQuery(type: .condition)) == 1)
     }
 
     @Test func aPlainStoreConvertsInPlaceAndKeepsWorking() async throws {
@@ -125,7 +125,7 @@ import TestSupport
 
         #expect(try SQLiteHealthStore(path: path).isLocked)
         let store = try SQLiteHealthStore(path: path, credentials: .passphrase("pw"))
-        #expect(try await store.records(SampleQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
+        #expect(try await store.records(RecordQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
         #expect(try await store.resource(RecordIdentity(source: "Jane_Roe.json", resourceType: .patient, identifier: "p1")) != nil)
         #expect(try await store.samples(QuantitySampleQuery(type: .bloodGlucose)).map(\.sample.value) == ["5.40"])
         let again = await RecordImporter(store: store).importPaths([src])
@@ -140,7 +140,7 @@ import TestSupport
         #expect(contains(try bytes(of: path), "Zebra-marker-condition"))
         #expect(try await store.delete(source: "x.json", resourceType: "Condition", identifier: "c1") == 1)
         #expect(!contains(try bytes(of: path), "Zebra-marker-condition"))
-        #expect(try await store.count(SampleQuery(type: .allergy)) == 1)
+        #expect(try await store.count(RecordQuery(type: .allergy)) == 1)
     }
 
     @Test func theSealerHidesEqualValuesAndRejectsTampering() throws {

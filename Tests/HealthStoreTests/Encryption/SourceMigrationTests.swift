@@ -2,7 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import GRDB
-@testable import HealthStore
+@testable import HealthStoreCore
 import Testing
 import TestSupport
 
@@ -32,12 +32,12 @@ import TestSupport
         }
         let store = try SQLiteHealthStore(path: path)
         #expect(try await store.sources() == [RecordSource(identifier: "clinic", name: "The Clinic")])
-        #expect(try await store.records(SampleQuery(type: .condition, predicate: .source("clinic"))).map(\.displayName) == ["Asthma"])
+        #expect(try await store.records(RecordQuery(type: .condition, predicate: .source("clinic"))).map(\.displayName) == ["Asthma"])
         #expect(try await store.resource(RecordIdentity(source: "clinic", resourceType: "Condition", identifier: "c1")) != nil)
         let consent = ConsentManager(store: store)
         let app = try await consent.register(
             name: "A", purpose: "p", privacyPolicyURL: URL(string: "https://e.org")!, requestedTypes: [.clinical(.condition)])
         try await consent.decide(appID: app.appID, AuthorizationDecision(allow: [.clinical(.condition)]))
-        #expect(try await consent.view(appID: app.appID).count(SampleQuery(type: .condition)) == 1)
+        #expect(try await consent.view(appID: app.appID).count(RecordQuery(type: .condition)) == 1)
     }
 }

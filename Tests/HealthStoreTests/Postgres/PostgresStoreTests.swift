@@ -1,7 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStore
+import HealthStoreCore
 import HealthStorePostgres
 import PostgresNIO
 import Synchronization
@@ -34,8 +34,8 @@ struct PostgresStoreTests {
         #expect(bobs.inserted == 1)
         _ = try await bob.saveSamples([try MakeSample.glucose()])
 
-        #expect(try await alice.count(SampleQuery(type: nil)) == 3)
-        #expect(try await bob.count(SampleQuery(type: nil)) == 1)
+        #expect(try await alice.count(RecordQuery(type: nil)) == 3)
+        #expect(try await bob.count(RecordQuery(type: nil)) == 1)
         #expect(try await alice.currentAnchor() == QueryAnchor(rawValue: 3))
         #expect(try await bob.currentAnchor() == QueryAnchor(rawValue: 2))
         let bobsO1 = try #require(try await bob.resource(RecordIdentity(source: "clinic", resourceType: .observation, identifier: "o1")))
@@ -51,7 +51,7 @@ struct PostgresStoreTests {
 
         // Deleting Bob's source leaves Alice's records and anchors alone.
         #expect(try await bob.delete(source: "clinic", resourceType: nil, identifier: nil) == 1)
-        #expect(try await alice.count(SampleQuery(type: .labResult)) == 2)
+        #expect(try await alice.count(RecordQuery(type: .labResult)) == 2)
         #expect(try await alice.changes(AnchoredQuery(type: nil, anchor: nil)).deleted.isEmpty)
         #expect(try await alice.currentAnchor() == QueryAnchor(rawValue: 3))
         #expect(try await bob.changes(AnchoredQuery(type: nil, anchor: nil)).deleted.map(\.identity.identifier) == ["o1"])
@@ -71,7 +71,7 @@ struct PostgresStoreTests {
             #expect(try await second.appliedMigrations() == applied)
             let store = try await PostgresHealthStore(database: second, person: "p")
             _ = try await importBundle(store, [Make.observation("o1")], source: "s")
-            #expect(try await store.count(SampleQuery(type: nil)) == 1)
+            #expect(try await store.count(RecordQuery(type: nil)) == 1)
             await first.shutdown()
             await second.shutdown()
         }
@@ -118,7 +118,7 @@ struct PostgresStoreTests {
         await #expect(throws: FailingProducer.Broken.self) {
             try await s.importResources(source: RecordSource(identifier: "new-source"), from: FailingProducer(count: 700))
         }
-        #expect(try await s.count(SampleQuery(type: nil)) == 1)
+        #expect(try await s.count(RecordQuery(type: nil)) == 1)
         #expect(try await s.currentAnchor() == anchor)
         #expect(try await s.sources().map(\.identifier) == ["before"])
         // A failing sample save lands nothing either.
@@ -207,7 +207,7 @@ struct PostgresStoreTests {
         let database = try PostgresTestDatabase.shared()
         let s = try await PostgresHealthStore(database: database, person: person, credentials: key, kdf: .testing)
         _ = try await importBundle(s, [Make.record(.condition, id: "secret-id-4711", text: "Zebra-marker-condition")], source: "Jane_Roe.json")
-        #expect(try await s.records(SampleQuery(type: .condition)).map(\.displayName) == ["Zebra-marker-condition"])
+        #expect(try await s.records(RecordQuery(type: .condition)).map(\.displayName) == ["Zebra-marker-condition"])
         let rows = try await PostgresTestDatabase.admin { connection in
             try await connection.query(
                 "SELECT encode(resource_id, 'escape') || encode(display_name, 'escape') || encode(data, 'escape') FROM resource WHERE person_id = \(person)",
@@ -219,7 +219,7 @@ struct PostgresStoreTests {
 
         let locked = try await PostgresHealthStore(database: database, person: person)
         #expect(locked.isLocked)
-        await #expect(throws: HealthStoreError.storeLocked(path: locked.location)) { try await locked.records(SampleQuery(type: nil)) }
+        await #expect(throws: HealthStoreError.storeLocked(path: locked.location)) { try await locked.records(RecordQuery(type: nil)) }
         await #expect(throws: HealthStoreError.storeLocked(path: locked.location)) { try await locked.currentAnchor() }
         await #expect(throws: HealthStoreError.wrongPassphrase(path: locked.location)) {
             try await PostgresHealthStore(database: database, person: person, credentials: .keyFile(Data(repeating: 4, count: 32)))
@@ -244,13 +244,13 @@ struct PostgresStoreTests {
             try await PostgresHealthStore.encrypt(database: database, person: plain.person, credentials: key, kdf: .testing)
         }
         let opened = try await PostgresHealthStore(database: database, person: plain.person, credentials: key)
-        #expect(try await opened.records(SampleQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
+        #expect(try await opened.records(RecordQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
         #expect(try await opened.samples(QuantitySampleQuery(type: .bloodGlucose)).map(\.sample.value) == ["5.40"])
         let again = try await importBundle(opened, [Make.record(.condition, id: "c1", text: "Unusual diagnosis")], source: "Jane_Roe.json")
         #expect(again.unchanged == 1 && again.inserted == 0)
-        #expect(try await other.records(SampleQuery(type: .condition)).map(\.displayName) == ["Other diagnosis"])
+        #expect(try await other.records(RecordQuery(type: .condition)).map(\.displayName) == ["Other diagnosis"])
         try await opened.rotateKey(from: key, to: .passphrase("pw2"), kdf: .testing, date: Date())
-        #expect(try await PostgresHealthStore(database: database, person: plain.person, credentials: .passphrase("pw2")).count(SampleQuery(type: nil)) == 1)
+        #expect(try await PostgresHealthStore(database: database, person: plain.person, credentials: .passphrase("pw2")).count(RecordQuery(type: nil)) == 1)
     }
 }
 

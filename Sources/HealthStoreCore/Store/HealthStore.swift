@@ -30,10 +30,10 @@ public protocol HealthStore: ConsentStorage, Sendable {
     func importResources(source: RecordSource, from producer: some ResourceProducer) async throws -> ImportOutcome
 
     /// Records matching a query.
-    func records(_ query: SampleQuery) async throws -> [ClinicalRecord]
+    func records(_ query: RecordQuery) async throws -> [ClinicalRecord]
 
     /// How many records match a query (ignoring its limit).
-    func count(_ query: SampleQuery) async throws -> Int
+    func count(_ query: RecordQuery) async throws -> Int
 
     /// A resource by identity, record or context; with windows, only when its consent category
     /// is in one of them (decided in the same statement, so a hidden resource costs what a

@@ -26,7 +26,7 @@ public struct RecordSort: Sendable, Hashable {
 }
 
 /// A query for records of one clinical type, like HealthKit's `HKSampleQuery`.
-public struct SampleQuery: Sendable, Hashable {
+public struct RecordQuery: Sendable, Hashable {
     /// The clinical type; `nil` asks for records of every type.
     public var type: ClinicalType?
     /// Further conditions.

@@ -197,7 +197,7 @@ public final class SQLiteHealthStore: HealthStore {
 
     // MARK: Queries
 
-    public func records(_ query: SampleQuery) async throws -> [ClinicalRecord] {
+    public func records(_ query: RecordQuery) async throws -> [ClinicalRecord] {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let sql = try SQLiteQueryBuilder(sealer: sealer).select(query)
         let sealer = self.sealer
@@ -206,7 +206,7 @@ public final class SQLiteHealthStore: HealthStore {
         }
     }
 
-    public func count(_ query: SampleQuery) async throws -> Int {
+    public func count(_ query: RecordQuery) async throws -> Int {
         let sql = try SQLiteQueryBuilder(sealer: sealer).count(query)
         return try await read { db in try Int.fetchOne(db, sql: sql.text, arguments: sql.arguments) ?? 0 }
     }

@@ -72,7 +72,7 @@ public struct AppView: Sendable {
     // MARK: Clinical records
 
     /// Records matching a query, among those the app may see.
-    public func records(_ query: SampleQuery) async throws -> [ClinicalRecord] {
+    public func records(_ query: RecordQuery) async throws -> [ClinicalRecord] {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let windows = try await visibility().records(query.type)
         var q = query
@@ -83,7 +83,7 @@ public struct AppView: Sendable {
     }
 
     /// How many records the app may see match a query (ignoring its limit).
-    public func count(_ query: SampleQuery) async throws -> Int {
+    public func count(_ query: RecordQuery) async throws -> Int {
         let windows = try await visibility().records(query.type)
         var q = query
         q.predicate = Self.and(query.predicate, .visible(windows))
@@ -228,7 +228,7 @@ public struct AppView: Sendable {
 
     func seesRecords(fromSource source: String, _ v: Visibility) async throws -> Bool {
         guard !v.recordWindows.isEmpty else { return false }
-        return try await store.count(SampleQuery(type: nil, predicate: .and([.source(source), .visible(v.recordWindows)]))) > 0
+        return try await store.count(RecordQuery(type: nil, predicate: .and([.source(source), .visible(v.recordWindows)]))) > 0
     }
 
     static func and(_ a: RecordPredicate?, _ b: RecordPredicate) -> RecordPredicate { a.map { .and([$0, b]) } ?? b }

@@ -11,7 +11,7 @@ struct SQLiteQueryBuilder {
 
     let sealer: any RecordSealer
 
-    func select(_ q: SampleQuery) throws -> SQL {
+    func select(_ q: RecordQuery) throws -> SQL {
         var sql = try filtered(SQLiteRowDecoder.selectColumns, type: q.type, predicate: q.predicate)
         let dir = q.sort.ascending ? "ASC" : "DESC"
         switch q.sort.key {
@@ -25,7 +25,7 @@ struct SQLiteQueryBuilder {
         return sql
     }
 
-    func count(_ q: SampleQuery) throws -> SQL {
+    func count(_ q: RecordQuery) throws -> SQL {
         try filtered("SELECT COUNT(*) FROM resource r JOIN source s ON s.id = r.source_id", type: q.type, predicate: q.predicate)
     }
 
