@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
         .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
+        .library(name: "HealthStoreSQLite", targets: ["HealthStoreSQLite"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
@@ -77,18 +78,20 @@ let package = Package(
             name: "HealthStoreCore",
             dependencies: [
                 "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "CardScanning",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
+        // The embedded engine talks to SQLite's C API directly: its statements run inside async
+        // transactions, which GRDB's closure-based access cannot hold open across an await.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "HealthStoreSQLite", dependencies: ["HealthStoreCore", "CSQLite"], swiftSettings: strict),
         .target(
             name: "HealthStorePostgres",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards",
+                "HealthStoreCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -122,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
                 "HealthServer", "OutboundHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -160,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "HealthStoreTests",
             dependencies: [
-                "HealthStoreCore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -173,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "HealthServer", "HealthStoreCore", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport", "OutboundHTTP", "NetworkAddresses",
+                "HealthServer", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "FHIR", package: "HealthRecords"),
                 .product(name: "ClinicalRecords", package: "HealthRecords"),
                 .product(name: "HealthStoreCore", package: "HealthRecords"),
+                .product(name: "HealthStoreSQLite", package: "HealthRecords"),
                 .product(name: "SampleSignatures", package: "HealthRecords"),
                 .product(name: "SmartHealthCards", package: "HealthRecords"),
                 .product(name: "QRCode", package: "HealthRecords"),

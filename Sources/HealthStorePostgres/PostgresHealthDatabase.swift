@@ -15,6 +15,9 @@ public final class PostgresHealthDatabase: Sendable {
     let logger: Logger
     private let runTask: Task<Void, Never>
     private let migrated = Mutex<Task<Void, any Error>?>(nil)
+    private let observer = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
+    static let unscoped = PostgresDialect(person: nil)
 
     /// Makes a pool for the database at `url`; nothing connects until the first use.
     public init(url: PostgresStoreURL) throws(HealthStoreError) {
@@ -67,7 +70,7 @@ public final class PostgresHealthDatabase: Sendable {
     /// The names of the migrations applied to the database, in the order they were applied.
     public func appliedMigrations() async throws(HealthStoreError) -> [String] {
         try await withDirectConnection { session in
-            try await session.rows(PGQuery("SELECT name FROM schema_migrations ORDER BY applied_order")).map { try $0.string(0) }
+            try await session.rows(SQLStatement(Self.unscoped, "SELECT name FROM schema_migrations ORDER BY applied_order")).map { try $0.string(0) }
         }
     }
 
@@ -75,7 +78,7 @@ public final class PostgresHealthDatabase: Sendable {
         try await withDirectConnection { session in
             try await session.run("BEGIN")
             do {
-                var lock = PGQuery("SELECT pg_advisory_xact_lock(")
+                var lock = SQLStatement(Self.unscoped, "SELECT pg_advisory_xact_lock(")
                 lock += lock.bind(PostgresSchema.migrationLock) + ")"
                 try await session.run(lock)
                 try await session.run("""
@@ -85,14 +88,14 @@ public final class PostgresHealthDatabase: Sendable {
                         applied_date timestamptz NOT NULL DEFAULT now()
                     )
                     """)
-                let applied = try await session.rows(PGQuery("SELECT name FROM schema_migrations ORDER BY applied_order")).map { try $0.string(0) }
+                let applied = try await session.rows(SQLStatement(Self.unscoped, "SELECT name FROM schema_migrations ORDER BY applied_order")).map { try $0.string(0) }
                 let known = PostgresSchema.migrations.map(\.name)
                 if let unknown = applied.first(where: { !known.contains($0) }) {
                     throw HealthStoreError.unknownSchema(migration: unknown)
                 }
                 for (order, migration) in PostgresSchema.migrations.enumerated() where !applied.contains(migration.name) {
                     for statement in migration.statements { try await session.run(statement) }
-                    var record = PGQuery("INSERT INTO schema_migrations (name, applied_order) VALUES (")
+                    var record = SQLStatement(Self.unscoped, "INSERT INTO schema_migrations (name, applied_order) VALUES (")
                     record += record.bind(migration.name) + ", " + record.bind(order + 1) + ")"
                     try await session.run(record)
                 }
@@ -127,6 +130,17 @@ public final class PostgresHealthDatabase: Sendable {
             try? await connection.close()
             throw (PostgresErrors.map(error, location: url.redacted) as? HealthStoreError) ?? .database("\(error)")
         }
+    }
+
+    /// Calls `observer` with the text of every statement a store on this database runs from now
+    /// on (migrations excepted): how the test that every statement is kept to one person sees them.
+    package func observeStatements(_ observer: (@Sendable (String) -> Void)?) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    /// A session on a pooled connection, seen by the statement observer.
+    func session(_ connection: PostgresConnection) -> PGSession {
+        PGSession(connection: connection, logger: logger, observer: observer.withLock { $0 })
     }
 
     private static func clientTLS(_ url: PostgresStoreURL) throws(HealthStoreError) -> PostgresClient.Configuration.TLS {

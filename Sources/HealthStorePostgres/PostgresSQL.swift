@@ -2,89 +2,114 @@ import Foundation
 import HealthStoreCore
 import PostgresNIO
 
-/// SQL text with its bound values, built up piece by piece; every value is a bind, never text.
-struct PGQuery: Sendable {
-    private(set) var text: String
-    private(set) var binds = PostgresBindings()
+/// PostgreSQL's SQL: `$n` placeholders, many people per database (every statement kept to one
+/// by ``SQLStatement``), the person's row as the anchor counter and write lock, a resource's
+/// first anchor as its id.
+struct PostgresDialect: SQLDialect {
+    let person: String?
+    func placeholder(_ index: Int) -> String { "$\(index)" }
 
-    init(_ text: String = "") { self.text = text }
-
-    /// Appends SQL text.
-    mutating func append(_ sql: String) { text += sql }
-
-    static func += (q: inout PGQuery, sql: String) { q.append(sql) }
-
-    /// Binds a value and returns its placeholder (`$n`).
-    mutating func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
-        binds.append(value)
-        return "$\(binds.count)"
-    }
-
-    /// Binds a value or NULL and returns its placeholder.
-    mutating func bind<T: PostgresDynamicTypeEncodable>(_ value: T?) -> String {
-        binds.append(value)
-        return "$\(binds.count)"
-    }
-
-    /// Binds bytes (bytea) and returns their placeholder.
-    mutating func bind(_ data: Data) -> String { bind(ByteBuffer(data: data)) }
-
-    /// Binds bytes or NULL and returns their placeholder.
-    mutating func bind(_ data: Data?) -> String { bind(data.map { ByteBuffer(data: $0) }) }
-
-    /// `$a, $b, …` for byte values; `NULL` (matching nothing) for none.
-    mutating func list(_ values: [Data]) -> String {
-        values.isEmpty ? "NULL" : values.map { bind($0) }.joined(separator: ", ")
-    }
-
-    /// `$a, $b, …` for integers; `NULL` (matching nothing) for none.
-    mutating func list(_ values: [Int64]) -> String {
-        values.isEmpty ? "NULL" : values.map { bind($0) }.joined(separator: ", ")
-    }
-
-    var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
-}
-
-/// One result row, read by column position; a value of the wrong type is a damaged record.
-struct PGRow {
-    let cells: PostgresRandomAccessRow
-
-    func decode<T: PostgresDecodable>(_ index: Int, _: T.Type = T.self) throws -> T {
-        do { return try cells[index].decode(T.self) } catch {
-            throw HealthStoreError.corruptRecord("column \(cells[index].columnName) holds no \(T.self)")
+    /// Typed: a VALUES list would read a NULL as text.
+    func cast(_ placeholder: String, _ value: SQLValue) -> String {
+        switch value {
+        case .int: return placeholder + "::bigint"
+        case .double: return placeholder + "::double precision"
+        case .text: return placeholder + "::text"
+        case .blob: return placeholder + "::bytea"
         }
     }
 
-    func int(_ i: Int) throws -> Int64 { try decode(i) }
-    func double(_ i: Int) throws -> Double { try decode(i) }
-    func string(_ i: Int) throws -> String { try decode(i) }
-    func data(_ i: Int) throws -> Data { try decode(i) }
-    func optionalDouble(_ i: Int) throws -> Double? { try decode(i) }
-    func optionalString(_ i: Int) throws -> String? { try decode(i) }
-    func optionalData(_ i: Int) throws -> Data? { try decode(i) }
-    func optionalInt(_ i: Int) throws -> Int64? { try decode(i) }
-    func bool(_ i: Int) throws -> Bool { try decode(i) }
-
-    /// A sealed column opened as text.
-    func opened(_ i: Int, _ sealer: any RecordSealer) throws -> String { String(decoding: try sealer.open(try data(i)), as: UTF8.self) }
+    var resourceAddedColumn: String { "id" }
+    var rowIDIsAnchor: Bool { true }
+    var anchorCounter: (table: String, column: String) { ("person", "anchor") }
+    var lockClause: String { " FOR UPDATE" }
+    var greatest: String { "GREATEST" }
+    var byteOrder: String { " COLLATE \"C\"" }
 }
 
-/// A connection leased for one operation, with the logger its queries use.
-struct PGSession {
+/// A connection leased for one operation.
+struct PGSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Sees every statement's text (the person-scope test); `nil` in use.
+    var observer: (@Sendable (String) -> Void)? = nil
 
-    /// Runs a query and collects its rows.
-    func rows(_ q: PGQuery) async throws -> [PGRow] {
-        try await connection.query(q.query, logger: logger).collect().map { PGRow(cells: $0.makeRandomAccess()) }
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
+        observer?(statement.text)
+        var binds = PostgresBindings()
+        for value in statement.values {
+            switch value {
+            case .int(let v): binds.append(v)
+            case .double(let v): binds.append(v)
+            case .text(let v): binds.append(v)
+            case .blob(let v): binds.append(v.map { ByteBuffer(data: $0) })
+            }
+        }
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: statement.text, binds: binds), logger: logger).collect()
+        return try rows.map { row in SQLRow(try row.map(Self.cell)) }
     }
 
-    /// Runs a query for its first row.
-    func row(_ q: PGQuery) async throws -> PGRow? { try await rows(q).first }
-
-    /// Runs a statement, ignoring any rows.
-    func run(_ q: PGQuery) async throws { _ = try await rows(q) }
+    func run(_ statement: SQLStatement) async throws { _ = try await rows(statement) }
 
     /// Runs plain SQL without values.
-    func run(_ sql: String) async throws { try await run(PGQuery(sql)) }
+    func run(_ sql: String) async throws { try await run(SQLStatement(PostgresDialect(person: nil), sql)) }
+
+    private static func cell(_ cell: PostgresCell) throws -> SQLCell {
+        guard cell.bytes != nil else { return .null }
+        do {
+            switch cell.dataType {
+            case .int8: return .int(try cell.decode(Int64.self))
+            case .int4: return .int(Int64(try cell.decode(Int32.self)))
+            case .int2: return .int(Int64(try cell.decode(Int16.self)))
+            case .float8: return .double(try cell.decode(Double.self))
+            case .float4: return .double(Double(try cell.decode(Float.self)))
+            case .bool: return .int(try cell.decode(Bool.self) ? 1 : 0)
+            case .bytea: return .blob(try cell.decode(Data.self))
+            default: return .text(try cell.decode(String.self))
+            }
+        } catch {
+            throw HealthStoreError.corruptRecord("column \(cell.columnName) holds no value of its type \(cell.dataType)")
+        }
+    }
+}
+
+/// A person's store in a shared database: pooled connections, the person's row lock for writes.
+struct PostgresStoreDatabase: StoreDatabase {
+    let database: PostgresHealthDatabase
+    let dialect: any SQLDialect
+    let location: String
+    let lockTimeout: Duration
+
+    func read<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        try await database.client.withConnection { try await body(database.session($0)) }
+    }
+
+    func snapshot<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        try await inTransaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    func transaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        let ms = lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000
+        return try await inTransaction("BEGIN; SET LOCAL lock_timeout = \(max(ms, 1))", body)
+    }
+
+    private func inTransaction<T: Sendable>(_ begin: String, _ body: (any SQLSession) async throws -> T) async throws -> T {
+        try await database.client.withConnection { connection in
+            let session = database.session(connection)
+            for statement in begin.split(separator: ";") { try await session.run(String(statement)) }
+            do {
+                let result = try await body(session)
+                try await session.run("COMMIT")
+                return result
+            } catch {
+                try? await session.run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func mapError(_ error: any Error) -> any Error { PostgresErrors.map(error, location: location) }
+
+    /// Old row versions stay until PostgreSQL's vacuum; nothing to do per write.
+    func scrub(vacuum: Bool) async throws {}
 }

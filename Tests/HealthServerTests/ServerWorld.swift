@@ -3,6 +3,7 @@ import FHIR
 import Foundation
 import HealthServer
 import HealthStoreCore
+import HealthStoreSQLite
 import HealthStorePostgres
 import Hummingbird
 import HummingbirdTesting
@@ -24,11 +25,11 @@ struct ServerEngine: Sendable, CustomStringConvertible {
     static let testKey = StoreCredentials.keyFile(Data(repeating: 7, count: 32))
 
     static let sqlite = ServerEngine(name: "sqlite") { dir, clock in
-        try SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock)
+        try await SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock)
     }
 
     static let sqliteEncrypted = ServerEngine(name: "sqlite-encrypted") { dir, clock in
-        try SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock, credentials: testKey, kdf: .testing)
+        try await SQLiteHealthStore(path: dir.path("store-\(UUID().uuidString).sqlite"), clock: clock, credentials: testKey, kdf: .testing)
     }
 
     static let postgres = ServerEngine(name: "postgres") { _, clock in

@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import Testing
 import TestSupport
 
@@ -122,8 +123,8 @@ import TestSupport
     }
 
     @Test func aSecondWriterGetsStoreBusyAfterItsTimeout() async throws {
-        let f = try StoreFixture()
-        let second = try SQLiteHealthStore(path: f.dir.path("store.sqlite"), busyTimeout: 0.2)
+        let f = try await StoreFixture()
+        let second = try await SQLiteHealthStore(path: f.dir.path("store.sqlite"), busyTimeout: 0.2)
         let slow = Task { try await f.store.importResources(source: RecordSource(identifier: "a"), from: SlowProducer()) }
         try await Task.sleep(for: .milliseconds(300))
         await #expect(throws: HealthStoreError.storeBusy(path: f.dir.path("store.sqlite"))) {

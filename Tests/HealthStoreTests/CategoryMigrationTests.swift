@@ -3,6 +3,7 @@ import FHIR
 import Foundation
 import GRDB
 import HealthStoreCore
+import HealthStoreSQLite
 import HealthStorePostgres
 import PostgresNIO
 import Testing
@@ -43,7 +44,7 @@ import TestSupport
         let path = dir.path("store.sqlite")
         let key = StoreCredentials.keyFile(Data(repeating: 9, count: 32))
         do {
-            let store = try SQLiteHealthStore(path: path, credentials: encrypted ? key : nil, kdf: .testing)
+            let store = try await SQLiteHealthStore(path: path, credentials: encrypted ? key : nil, kdf: .testing)
             let file = try dir.write("in.json", Make.bundle(Self.resources.map(\.3)))
             let report = await RecordImporter(store: store, options: .init(source: RecordSource(identifier: "clinic"))).importPaths([file])
             #expect(report.failed == 0)
@@ -51,14 +52,14 @@ import TestSupport
         try Self.downgradeSQLite(path)
         if encrypted {
             // Opened without its key: the migration runs, and the Observations wait, unreadable to anyone.
-            let locked = try SQLiteHealthStore(path: path)
+            let locked = try await SQLiteHealthStore(path: path)
             #expect(locked.isLocked)
             let raw = try DatabaseQueue(path: path)
             let pending = try await raw.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM resource WHERE category = 'unclassified'") }
             #expect(pending == 2)
             try raw.close()
         }
-        let store = try SQLiteHealthStore(path: path, credentials: encrypted ? key : nil, kdf: .testing)
+        let store = try await SQLiteHealthStore(path: path, credentials: encrypted ? key : nil, kdf: .testing)
         try await Self.expectCategories(store)
     }
 

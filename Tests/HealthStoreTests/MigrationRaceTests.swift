@@ -1,5 +1,6 @@
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import Testing
 import TestSupport
 
@@ -13,7 +14,7 @@ import TestSupport
             let results = await withTaskGroup(of: String?.self) { group in
                 for _ in 0..<6 {
                     group.addTask {
-                        do { _ = try SQLiteHealthStore(path: path); return nil } catch { return "\(error)" }
+                        do { _ = try await SQLiteHealthStore(path: path); return nil } catch { return "\(error)" }
                     }
                 }
                 var errors: [String] = []

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ import Glibc
         defer { umask(old) }
         let dir = TemporaryDirectory()
         let path = dir.path("nested/folder/store.sqlite")
-        let store = try SQLiteHealthStore(path: path)
+        let store = try await SQLiteHealthStore(path: path)
         let file = try dir.write("in/r.json", #"{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"}}"#)
         _ = await RecordImporter(store: store, options: .init(source: RecordSource(identifier: "clinic"))).importPaths([file])
         for p in [path, path + "-wal", path + "-shm"] {
@@ -31,12 +32,12 @@ import Glibc
         #expect(Self.mode(dir.path("nested/folder")) == 0o700)
     }
 
-    @Test func aWorldReadableStoreIsTightenedOnOpen() throws {
+    @Test func aWorldReadableStoreIsTightenedOnOpen() async throws {
         let dir = TemporaryDirectory()
         let path = dir.path("store.sqlite")
-        _ = try SQLiteHealthStore(path: path)
+        _ = try await SQLiteHealthStore(path: path)
         chmod(path, 0o644)
-        _ = try SQLiteHealthStore(path: path)
+        _ = try await SQLiteHealthStore(path: path)
         #expect(Self.mode(path) == 0o600)
     }
 }

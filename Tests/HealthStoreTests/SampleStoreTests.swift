@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 
 @testable import HealthStoreCore
+@testable import HealthStoreSQLite
 
 @Suite struct SampleStoreTests {
     @Test(arguments: StoreEngine.all) func savesSamplesAndFindsThemByTypeDatesSourceAndLimit(engine: StoreEngine) async throws {
@@ -167,7 +168,7 @@ import TestSupport
     }
 
     @Test func sealsEverythingButTypeDatesAndKeys() async throws {
-        let f = try StoreFixture(sealer: ScramblingSealer())
+        let f = try await StoreFixture(sealer: ScramblingSealer())
         let key = DeviceSigningKey()
         let sample = try MakeSample.glucose().signed(by: CMSSigner(key: key))
         _ = try await f.store.saveSamples([sample])
@@ -196,7 +197,7 @@ import TestSupport
     }
 
     @Test func verifiesStoredSignaturesAndNamesTamperedFields() async throws {
-        let f = try StoreFixture()
+        let f = try await StoreFixture()
         let key = DeviceSigningKey()
         let signer = try CMSSigner(key: key)
         let tampered = try MakeSample.glucose("5.40").signed(by: signer)
@@ -208,7 +209,7 @@ import TestSupport
         try await queue.write { db in
             try db.execute(
                 sql: "UPDATE quantity_sample SET value = ?, end_date = end_date + 1 WHERE identity = ?",
-                arguments: [Data("6.10".utf8), SQLiteSampleCoding.identity(tampered.uuid, PlainSealer())])
+                arguments: [Data("6.10".utf8), SampleCoding.identity(tampered.uuid, PlainSealer())])
         }
         let verifier = CMSVerifier(trusting: TrustedSigner(publicKey: key.publicKey))
         var outcomes: [UUID: SampleVerificationOutcome?] = [:]
@@ -302,10 +303,9 @@ import TestSupport
         let path = dir.path("store.sqlite")
         do {
             // A store as the version without samples left it: only the v1 migration applied.
-            let queue = try DatabaseQueue(path: path)
-            try SQLiteSchema.migrator.migrate(queue, upTo: "v1-records")
+            try SQLiteSchema.migrate(path: path, upTo: "v1-records")
         }
-        let old = try SQLiteHealthStore(path: path)
+        let old = try await SQLiteHealthStore(path: path)
         let report = await RecordImporter(store: old, options: .init(source: RecordSource(identifier: "lab")))
             .importPaths([try dir.write("o.json", Make.observation("o1"))])
         #expect(report.succeeded)
@@ -315,7 +315,7 @@ import TestSupport
         let applied = try await queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
         #expect(applied.starts(with: ["v1-records", "v2-samples"]))
         #expect(applied.last == SQLiteSchema.latestMigration)
-        let reopened = try SQLiteHealthStore(path: path)
+        let reopened = try await SQLiteHealthStore(path: path)
         #expect(try await reopened.records(RecordQuery(type: nil)).map(\.fhirResource.identifier) == ["o1"])
         #expect(try await reopened.samples(QuantitySampleQuery(type: nil)).count == 1)
     }
@@ -323,9 +323,9 @@ import TestSupport
     @Test func refusesAStoreFromANewerVersion() async throws {
         let dir = TemporaryDirectory()
         let path = dir.path("store.sqlite")
-        _ = try SQLiteHealthStore(path: path)
+        _ = try await SQLiteHealthStore(path: path)
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-future')") }
-        #expect(throws: HealthStoreError.unknownSchema(migration: "newer than \(SQLiteSchema.latestMigration)")) { try SQLiteHealthStore(path: path) }
+        await #expect(throws: HealthStoreError.unknownSchema(migration: "newer than \(SQLiteSchema.latestMigration)")) { try await SQLiteHealthStore(path: path) }
     }
 }

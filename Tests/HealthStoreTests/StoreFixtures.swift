@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import Synchronization
 import TestSupport
 
@@ -15,11 +16,11 @@ final class StoreFixture: Sendable {
     private let time = MovableTime()
 
     /// A SQLite store at `store.sqlite` in the folder, for tests of the file itself.
-    init(busyTimeout: TimeInterval = 10, sealer: any RecordSealer = PlainSealer()) throws {
+    init(busyTimeout: TimeInterval = 10, sealer: any RecordSealer = PlainSealer()) async throws {
         let time = self.time
         let path = dir.path("store.sqlite")
-        store = try SQLiteHealthStore(path: path, clock: HealthClock { time.now }, sealer: sealer, busyTimeout: busyTimeout)
-        reopen = { try SQLiteHealthStore(path: path) }
+        store = try await SQLiteHealthStore(path: path, clock: HealthClock { time.now }, sealer: sealer, busyTimeout: busyTimeout)
+        reopen = { try await SQLiteHealthStore(path: path) }
     }
 
     /// A fresh store of an engine.

@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 
 /// Import throughput next to the cost of only parsing the same bytes with Foundation.
 enum ImportBenchmark {
@@ -55,7 +56,7 @@ enum ImportBenchmark {
         for _ in 0..<5 {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hr-bench-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: dir) }
-            let store = try SQLiteHealthStore(path: dir.appendingPathComponent("store.sqlite").path)
+            let store = try await SQLiteHealthStore(path: dir.appendingPathComponent("store.sqlite").path)
             let importer = RecordImporter(store: store)
             let start = Measure.now()
             let report = await importer.importPaths(set.files.map(\.path))

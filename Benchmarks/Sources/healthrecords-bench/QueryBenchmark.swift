@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 
 /// First-page latency of a type query over a store of a million generated records.
 enum QueryBenchmark {
@@ -15,7 +16,7 @@ enum QueryBenchmark {
     static func run(records: Int, pageSize: Int) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hr-bench-query-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SQLiteHealthStore(path: dir.appendingPathComponent("store.sqlite").path)
+        let store = try await SQLiteHealthStore(path: dir.appendingPathComponent("store.sqlite").path)
         let builder = RecordBuilder()
         let genStart = Measure.now()
         let batch = 20_000

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import HealthStorePostgres
 
 /// Where the store lives — a SQLite file (`--store PATH`, else `HEALTHRECORDS_STORE`, else the
@@ -109,7 +110,7 @@ struct StoreOptions: ParsableArguments {
         if let url, let person = url.person {
             return try await PostgresHealthStore(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
         }
-        return try SQLiteHealthStore(path: path, credentials: credentials)
+        return try await SQLiteHealthStore(path: path, credentials: credentials)
     }
 
     static func isLocked(_ store: any HealthStore) -> Bool {
@@ -123,7 +124,7 @@ struct StoreOptions: ParsableArguments {
         if let url, let person = url.person {
             try await PostgresHealthStore.encrypt(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
         } else {
-            try SQLiteHealthStore.encrypt(path: path, credentials: credentials)
+            try await SQLiteHealthStore.encrypt(path: path, credentials: credentials)
         }
     }
 

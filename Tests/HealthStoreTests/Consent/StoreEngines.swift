@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import HealthStorePostgres
 import TestSupport
 
@@ -24,11 +25,11 @@ struct StoreEngine: Sendable, CustomStringConvertible {
     static let testKey = StoreCredentials.keyFile(Data(repeating: 7, count: 32))
 
     static let sqlite = StoreEngine(name: "sqlite") { dir, key, clock in
-        try SQLiteHealthStore(path: dir.path("store-\(key).sqlite"), clock: clock)
+        try await SQLiteHealthStore(path: dir.path("store-\(key).sqlite"), clock: clock)
     }
 
     static let sqliteEncrypted = StoreEngine(name: "sqlite-encrypted") { dir, key, clock in
-        try SQLiteHealthStore(path: dir.path("store-\(key).sqlite"), clock: clock, credentials: testKey, kdf: .testing)
+        try await SQLiteHealthStore(path: dir.path("store-\(key).sqlite"), clock: clock, credentials: testKey, kdf: .testing)
     }
 
     static let postgres = StoreEngine(name: "postgres") { _, key, clock in

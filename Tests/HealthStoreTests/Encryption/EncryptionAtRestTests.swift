@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthStoreSQLite
 import Testing
 import TestSupport
 
@@ -36,7 +37,7 @@ import TestSupport
     @Test func syntheaLeavesNoNameConditionOrJSONInTheFilesAndUnlocksAgain() async throws {
         let path = dir.path("enc.sqlite")
         let synthea = Shared.url("data/fhir/synthea").path
-        let store = try SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"), kdf: .testing)
+        let store = try await SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"), kdf: .testing)
         let report = await RecordImporter(store: store).importPaths([synthea])
         #expect(report.failed == 0)
         let secrets = try await secrets(in: store)
@@ -46,7 +47,7 @@ import TestSupport
         for marker in [#""resourceType""#, "\"Patient\"", "http://loinc.org", "Castellanos"] { #expect(!contains(files, marker), "\(marker)") }
 
         // The same store, opened again with its passphrase, gives the right records back.
-        let reopened = try SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"))
+        let reopened = try await SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"))
         #expect(try await reopened.count(RecordQuery(type: .labResult)) == 933)
         #expect(try await reopened.count(RecordQuery(type: nil)) == report.totals.inserted)
         let file = Shared.files("data/fhir/synthea", extensions: ["json"])[0]
@@ -59,11 +60,11 @@ import TestSupport
     @Test func aLockedStoreRefusesEveryRead() async throws {
         let path = dir.path("locked.sqlite")
         do {
-            let store = try SQLiteHealthStore(path: path, credentials: .keyFile(Data(repeating: 1, count: 32)))
+            let store = try await SQLiteHealthStore(path: path, credentials: .keyFile(Data(repeating: 1, count: 32)))
             let src = try dir.write("s", Make.record(.condition, id: "c1"))
             #expect(await RecordImporter(store: store).importPaths([src]).failed == 0)
         }
-        for locked in [try SQLiteHealthStore(path: path), try SQLiteHealthStore(path: path, credentials: nil)] {
+        for locked in [try await SQLiteHealthStore(path: path), try await SQLiteHealthStore(path: path, credentials: nil)] {
             #expect(locked.isLocked)
             let e = HealthStoreError.storeLocked(path: path)
             await #expect(throws: e) { try await locked.records(RecordQuery(type: nil)) }
@@ -82,26 +83,26 @@ import TestSupport
 
     @Test func wrongSecretsFailCleanlyAndRotationKeepsTheData() async throws {
         let path = dir.path("rotate.sqlite")
-        let f = try SQLiteHealthStore(path: path, credentials: .passphrase("first"), kdf: .testing)
+        let f = try await SQLiteHealthStore(path: path, credentials: .passphrase("first"), kdf: .testing)
         let src = try dir.write("c.json", Make.record(.condition, id: "c1", text: "Rare condition"))
         #expect(await RecordImporter(store: f).importPaths([src]).failed == 0)
 
-        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("second")) }
-        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .keyFile(Data(count: 32))) }
-        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) {
-            try SQLiteHealthStore(path: path, credentials: .dataKey(.init(size: .bits256)))
+        await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try await SQLiteHealthStore(path: path, credentials: .passphrase("second")) }
+        await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try await SQLiteHealthStore(path: path, credentials: .keyFile(Data(count: 32))) }
+        await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) {
+            try await SQLiteHealthStore(path: path, credentials: .dataKey(.init(size: .bits256)))
         }
 
         let keyFile = Data((0..<48).map { UInt8($0) })
         try await f.rotateKey(from: .passphrase("first"), to: .keyFile(keyFile), date: Date())
-        #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("first")) }
-        let byFile = try SQLiteHealthStore(path: path, credentials: .keyFile(keyFile))
+        await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) { try await SQLiteHealthStore(path: path, credentials: .passphrase("first")) }
+        let byFile = try await SQLiteHealthStore(path: path, credentials: .keyFile(keyFile))
         #expect(try await byFile.records(RecordQuery(type: .condition)).map(\.displayName) == ["Rare condition"])
         await #expect(throws: HealthStoreError.wrongPassphrase(path: path)) {
             try await byFile.rotateKey(from: .passphrase("first"), to: .passphrase("third"), date: Date())
         }
         try await byFile.rotateKey(from: .keyFile(keyFile), to: .passphrase("third"), kdf: .testing, date: Date())
-        let third = try SQLiteHealthStore(path: path, credentials: .passphrase("third"))
+        let third = try await SQLiteHealthStore(path: path, credentials: .passphrase("third"))
         #expect(try await third.count(RecordQuery(type: .condition)) == 1)
         // The data key never changed: the first store object still reads.
         #expect(try await f.count(RecordQuery(type: .condition)) == 1)
@@ -109,7 +110,7 @@ import TestSupport
 
     @Test func aPlainStoreConvertsInPlaceAndKeepsWorking() async throws {
         let path = dir.path("plain.sqlite")
-        let plain = try SQLiteHealthStore(path: path)
+        let plain = try await SQLiteHealthStore(path: path)
         let src = try dir.write("Jane_Roe.json", Make.bundle([
             Make.record(.condition, id: "c1", text: "Unusual diagnosis"), #"{"resourceType":"Patient","id":"p1","name":[{"family":"Roevinski"}]}"#,
         ]))
@@ -117,14 +118,14 @@ import TestSupport
         _ = try await plain.saveSamples([MakeSample.glucose()])
         #expect(contains(try bytes(of: path), "Unusual diagnosis"))
 
-        #expect(throws: HealthStoreError.notEncrypted(path: path)) { try SQLiteHealthStore(path: path, credentials: .passphrase("pw")) }
-        try SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw"), kdf: .testing)
-        #expect(throws: HealthStoreError.alreadyEncrypted(path: path)) { try SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw")) }
+        await #expect(throws: HealthStoreError.notEncrypted(path: path)) { try await SQLiteHealthStore(path: path, credentials: .passphrase("pw")) }
+        try await SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw"), kdf: .testing)
+        await #expect(throws: HealthStoreError.alreadyEncrypted(path: path)) { try await SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw")) }
         let files = try bytes(of: path)
         for s in ["Unusual diagnosis", "Roevinski", "Jane_Roe", "resourceType", "5.40", "GMC-0042"] { #expect(!contains(files, s), "\(s)") }
 
-        #expect(try SQLiteHealthStore(path: path).isLocked)
-        let store = try SQLiteHealthStore(path: path, credentials: .passphrase("pw"))
+        #expect(try await SQLiteHealthStore(path: path).isLocked)
+        let store = try await SQLiteHealthStore(path: path, credentials: .passphrase("pw"))
         #expect(try await store.records(RecordQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
         #expect(try await store.resource(RecordIdentity(source: "Jane_Roe.json", resourceType: .patient, identifier: "p1")) != nil)
         #expect(try await store.samples(QuantitySampleQuery(type: .bloodGlucose)).map(\.sample.value) == ["5.40"])
@@ -134,7 +135,7 @@ import TestSupport
 
     @Test func deleteLeavesNoPlaintextInTheFiles() async throws {
         let path = dir.path("delete.sqlite")
-        let store = try SQLiteHealthStore(path: path)
+        let store = try await SQLiteHealthStore(path: path)
         let src = try dir.write("x.json", Make.bundle([Make.record(.condition, id: "c1", text: "Zebra-marker-condition"), Make.record(.allergy, id: "a1")]))
         #expect(await RecordImporter(store: store).importPaths([src]).failed == 0)
         #expect(contains(try bytes(of: path), "Zebra-marker-condition"))

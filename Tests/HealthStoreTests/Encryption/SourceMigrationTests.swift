@@ -3,6 +3,7 @@ import FHIR
 import Foundation
 import GRDB
 @testable import HealthStoreCore
+@testable import HealthStoreSQLite
 import Testing
 import TestSupport
 
@@ -13,8 +14,8 @@ import TestSupport
         let dir = TemporaryDirectory()
         let path = dir.path("store.sqlite")
         do {
+            try SQLiteSchema.migrate(path: path, upTo: "v3-verifiable-records")
             let queue = try DatabaseQueue(path: path)
-            try SQLiteSchema.migrator.migrate(queue, upTo: "v3-verifiable-records")
             let json = Data(#"{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"}}"#.utf8)
             try await queue.write { db in
                 try db.execute(sql: "INSERT INTO source (id, identifier, name) VALUES (1, 'clinic', 'The Clinic')")
@@ -30,7 +31,7 @@ import TestSupport
                 try db.execute(sql: "UPDATE anchor_counter SET value = 1")
             }
         }
-        let store = try SQLiteHealthStore(path: path)
+        let store = try await SQLiteHealthStore(path: path)
         #expect(try await store.sources() == [RecordSource(identifier: "clinic", name: "The Clinic")])
         #expect(try await store.records(RecordQuery(type: .condition, predicate: .source("clinic"))).map(\.displayName) == ["Asthma"])
         #expect(try await store.resource(RecordIdentity(source: "clinic", resourceType: "Condition", identifier: "c1")) != nil)

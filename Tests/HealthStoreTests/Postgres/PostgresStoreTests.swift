@@ -227,7 +227,7 @@ struct PostgresStoreTests {
         let plain = try await store()
         _ = try await importBundle(plain, [Make.observation("o1")], source: "s")
         await #expect(throws: HealthStoreError.notEncrypted(path: plain.location)) {
-            try await PostgresHealthStore(database: database, person: plain.person, credentials: key)
+            try await PostgresHealthStore(database: database, person: plain.person!, credentials: key)
         }
     }
 
@@ -239,18 +239,18 @@ struct PostgresStoreTests {
         _ = try await importBundle(other, [Make.record(.condition, id: "c1", text: "Other diagnosis")], source: "x.json")
         _ = try await plain.saveSamples([try MakeSample.glucose()])
         let key = StoreCredentials.passphrase("pw")
-        try await PostgresHealthStore.encrypt(database: database, person: plain.person, credentials: key, kdf: .testing)
+        try await PostgresHealthStore.encrypt(database: database, person: plain.person!, credentials: key, kdf: .testing)
         await #expect(throws: HealthStoreError.alreadyEncrypted(path: plain.location)) {
-            try await PostgresHealthStore.encrypt(database: database, person: plain.person, credentials: key, kdf: .testing)
+            try await PostgresHealthStore.encrypt(database: database, person: plain.person!, credentials: key, kdf: .testing)
         }
-        let opened = try await PostgresHealthStore(database: database, person: plain.person, credentials: key)
+        let opened = try await PostgresHealthStore(database: database, person: plain.person!, credentials: key)
         #expect(try await opened.records(RecordQuery(type: .condition, predicate: .source("Jane_Roe.json"))).map(\.displayName) == ["Unusual diagnosis"])
         #expect(try await opened.samples(QuantitySampleQuery(type: .bloodGlucose)).map(\.sample.value) == ["5.40"])
         let again = try await importBundle(opened, [Make.record(.condition, id: "c1", text: "Unusual diagnosis")], source: "Jane_Roe.json")
         #expect(again.unchanged == 1 && again.inserted == 0)
         #expect(try await other.records(RecordQuery(type: .condition)).map(\.displayName) == ["Other diagnosis"])
         try await opened.rotateKey(from: key, to: .passphrase("pw2"), kdf: .testing, date: Date())
-        #expect(try await PostgresHealthStore(database: database, person: plain.person, credentials: .passphrase("pw2")).count(RecordQuery(type: nil)) == 1)
+        #expect(try await PostgresHealthStore(database: database, person: plain.person!, credentials: .passphrase("pw2")).count(RecordQuery(type: nil)) == 1)
     }
 }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import HealthStoreCore
 
 /// The SQLite schema, as named, append-only migrations.
 ///
@@ -22,10 +22,60 @@ enum SQLiteSchema {
     /// The name of the last migration this version knows.
     static let latestMigration = "v7-consent-categories"
 
-    static var migrator: DatabaseMigrator {
-        var m = DatabaseMigrator()
-        m.registerMigration("v1-records") { db in
-            try db.execute(sql: """
+    /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
+    /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
+    struct Migration {
+        let name: String
+        let apply: (SQLiteConnection) throws -> Void
+    }
+
+    /// Applies the migrations the file lacks; fails on a file made by a newer version.
+    static func migrate(_ db: SQLiteConnection, path: String, busyTimeout: TimeInterval, upTo last: String? = nil) throws {
+        let all = migrations
+        let known = all.map(\.name)
+        let wanted = last.flatMap { name in all.firstIndex { $0.name == name }.map { Array(all[...$0]) } } ?? all
+        func applied() throws -> [String] {
+            try db.execute("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            return try db.rows("SELECT identifier FROM grdb_migrations", []).map { try $0.string(0) }
+        }
+        let done = try applied()
+        if done.contains(where: { !known.contains($0) }) { throw HealthStoreError.unknownSchema(migration: "newer than \(latestMigration)") }
+        guard wanted.contains(where: { !done.contains($0.name) }) else { return }
+        // Two processes opening a new store at once must not both run the migrations.
+        try MigrationLock.withLock(storePath: path, timeout: busyTimeout) {
+            let done = try applied()
+            for migration in wanted where !done.contains(migration.name) {
+                // Tables are rebuilt with foreign keys off and checked before the commit.
+                try db.execute("PRAGMA foreign_keys = OFF")
+                defer { try? db.execute("PRAGMA foreign_keys = ON") }
+                try db.execute("BEGIN IMMEDIATE")
+                do {
+                    try migration.apply(db)
+                    if let broken = try db.rows("PRAGMA foreign_key_check", []).first {
+                        throw HealthStoreError.database("migration \(migration.name) broke a reference in table \(try broken.string(0))")
+                    }
+                    _ = try db.rows("INSERT INTO grdb_migrations (identifier) VALUES (?1)", [.text(migration.name)])
+                    try db.execute("COMMIT")
+                } catch {
+                    try? db.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Brings a file up to and including one migration: how tests make stores as older
+    /// versions left them.
+    static func migrate(path: String, upTo last: String) throws {
+        let db = try SQLiteConnection(path: path, busyTimeout: 10)
+        try db.execute("PRAGMA journal_mode = WAL")
+        try migrate(db, path: path, busyTimeout: 10, upTo: last)
+    }
+
+    static var migrations: [Migration] {
+        var m: [Migration] = []
+        m.append(Migration(name: "v1-records") { db in
+            try db.execute("""
                 CREATE TABLE source (
                     id INTEGER PRIMARY KEY,
                     identifier TEXT NOT NULL UNIQUE,
@@ -79,9 +129,9 @@ enum SQLiteSchema {
                 CREATE INDEX tombstone_by_identity ON tombstone(identity);
                 CREATE INDEX tombstone_by_type ON tombstone(clinical_type, anchor);
                 """)
-        }
-        m.registerMigration("v2-samples") { db in
-            try db.execute(sql: """
+        })
+        m.append(Migration(name: "v2-samples") { db in
+            try db.execute("""
                 CREATE TABLE quantity_sample (
                     id INTEGER PRIMARY KEY,
                     identity BLOB NOT NULL UNIQUE,
@@ -114,9 +164,9 @@ enum SQLiteSchema {
                 CREATE INDEX quantity_sample_tombstone_by_identity ON quantity_sample_tombstone(identity);
                 CREATE INDEX quantity_sample_tombstone_by_type ON quantity_sample_tombstone(quantity_type, anchor);
                 """)
-        }
-        m.registerMigration("v3-verifiable-records") { db in
-            try db.execute(sql: """
+        })
+        m.append(Migration(name: "v3-verifiable-records") { db in
+            try db.execute("""
                 CREATE TABLE verifiable_record (
                     id INTEGER PRIMARY KEY,
                     identity BLOB NOT NULL UNIQUE,
@@ -133,11 +183,11 @@ enum SQLiteSchema {
                 );
                 CREATE INDEX verifiable_record_by_relevant_date ON verifiable_record(relevant_date, id);
                 """)
-        }
-        m.registerMigration("v4-sealed-sources") { db in
+        })
+        m.append(Migration(name: "v4-sealed-sources") { db in
             // Stores before v4 are never encrypted, so their identity keys are the plain ones.
-            let rows = try Row.fetchAll(db, sql: "SELECT id, identifier, name FROM source")
-            try db.execute(sql: """
+            let rows = try db.rows("SELECT id, identifier, name FROM source", [])
+            try db.execute("""
                 CREATE TABLE source_v4 (
                     id INTEGER PRIMARY KEY,
                     identity BLOB NOT NULL UNIQUE,
@@ -146,13 +196,14 @@ enum SQLiteSchema {
                 )
                 """)
             for row in rows {
-                let identifier: String = row[1]
-                let name: String = row[2]
-                try db.execute(
-                    sql: "INSERT INTO source_v4 (id, identity, identifier, name) VALUES (?, ?, ?, ?)",
-                    arguments: [row[0] as Int64, SQLiteSchema.sourceIdentity(identifier, PlainSealer()), Data(identifier.utf8), Data(name.utf8)])
+                let identifier = try row.string(1)
+                let name = try row.string(2)
+                let values: [SQLValue] = [
+                    .int(try row.int(0)), .blob(ConsentCoding.sourceIdentity(identifier, PlainSealer())), .blob(Data(identifier.utf8)), .blob(Data(name.utf8)),
+                ]
+                _ = try db.rows("INSERT INTO source_v4 (id, identity, identifier, name) VALUES (?1, ?2, ?3, ?4)", values)
             }
-            try db.execute(sql: """
+            try db.execute("""
                 DROP TABLE source;
                 ALTER TABLE source_v4 RENAME TO source;
                 ALTER TABLE resource ADD COLUMN added_anchor INTEGER NOT NULL DEFAULT 0;
@@ -160,9 +211,9 @@ enum SQLiteSchema {
                 ALTER TABLE tombstone ADD COLUMN added_anchor INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE quantity_sample_tombstone ADD COLUMN added_anchor INTEGER NOT NULL DEFAULT 0;
                 """)
-        }
-        m.registerMigration("v5-consent") { db in
-            try db.execute(sql: """
+        })
+        m.append(Migration(name: "v5-consent") { db in
+            try db.execute("""
                 CREATE TABLE app (
                     id TEXT PRIMARY KEY,
                     secret_digest BLOB NOT NULL,
@@ -195,9 +246,9 @@ enum SQLiteSchema {
                     cards BLOB NOT NULL
                 );
                 """)
-        }
-        m.registerMigration("v6-store-key") { db in
-            try db.execute(sql: """
+        })
+        m.append(Migration(name: "v6-store-key") { db in
+            try db.execute("""
                 CREATE TABLE store_key (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
                     key_id TEXT NOT NULL,
@@ -211,9 +262,9 @@ enum SQLiteSchema {
                     changed_date REAL NOT NULL
                 );
                 """)
-        }
-        m.registerMigration("v7-consent-categories") { db in
-            try db.execute(sql: """
+        })
+        m.append(Migration(name: "v7-consent-categories") { db in
+            try db.execute("""
                 ALTER TABLE resource ADD COLUMN category TEXT NOT NULL DEFAULT '\(CategoryCoding.pending)';
                 UPDATE resource SET category = \(CategoryCoding.migrationExpression);
                 CREATE INDEX resource_by_category ON resource(category, added_anchor);
@@ -223,13 +274,8 @@ enum SQLiteSchema {
                     secret BLOB NOT NULL
                 );
                 """)
-            try db.execute(sql: "INSERT INTO anchor_secret (id, secret) VALUES (1, ?)", arguments: [AnchorSealer.newSecret()])
-        }
+            _ = try db.rows("INSERT INTO anchor_secret (id, secret) VALUES (1, ?1)", [.blob(AnchorSealer.newSecret())])
+        })
         return m
-    }
-
-    /// The identity key of a source identifier.
-    static func sourceIdentity(_ identifier: String, _ sealer: any RecordSealer) -> Data {
-        ConsentCoding.sourceIdentity(identifier, sealer)
     }
 }

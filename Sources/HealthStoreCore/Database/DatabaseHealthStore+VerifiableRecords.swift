@@ -1,9 +1,8 @@
 import FHIR
 import Foundation
-import HealthStoreCore
 import SmartHealthCards
 
-extension PostgresHealthStore {
+extension DatabaseHealthStore {
     public func saveVerifiableRecords(_ records: [(VerifiableClinicalRecord, CardStatus)]) async throws -> CardSaveOutcome {
         let now = clock.now.timeIntervalSince1970
         return try await write { w in
@@ -12,34 +11,34 @@ extension PostgresHealthStore {
             for (record, status) in records {
                 let identity = sealer.identityKey(["smart-health-card", record.jws])
                 let statusDetail = try sealer.seal(Data(JSONWriter.minified(VerifiableRecordCoding.status(status))))
-                var find = w.query("SELECT id, status, status_detail FROM verifiable_record WHERE person_id = $1 AND identity = ")
-                find += find.bind(identity)
+                var find = w.sql("SELECT id, status, status_detail FROM verifiable_record WHERE ")
+                find += find.scope() + " AND identity = " + find.bind(identity)
                 if let row = try await w.session.row(find) {
                     let old = try VerifiableRecordCoding.status(name: try row.string(1), detail: sealer.open(try row.data(2)))
                     if old == status {
                         outcome.unchanged += 1
                     } else {
-                        var update = w.query("UPDATE verifiable_record SET status = ")
+                        var update = w.sql("UPDATE verifiable_record SET status = ")
                         update += update.bind(status.name) + ", status_detail = " + update.bind(statusDetail) + ", anchor = " + update.bind(w.nextAnchor())
-                        update += " WHERE person_id = $1 AND id = " + update.bind(try row.int(0))
+                        update += " WHERE " + update.scope() + " AND id = " + update.bind(try row.int(0))
                         try await w.session.run(update)
                         outcome.updated += 1
                     }
                     continue
                 }
-                var insert = w.query("""
-                    INSERT INTO verifiable_record (person_id, id, identity, record_types, issued_date, relevant_date, expiration_date, added_date,
-                    anchor, status, status_detail, details, jws) VALUES ($1, 
-                    """)
+                var insert = w.sql("INSERT INTO verifiable_record (")
+                insert += insert.personColumn + (w.dialect.rowIDIsAnchor ? "id, " : "")
+                insert += "identity, record_types, issued_date, relevant_date, expiration_date, added_date, anchor, status, status_detail, details, jws) VALUES ("
                 let anchor = insert.bind(w.nextAnchor())
-                let values = [
-                    anchor, insert.bind(identity), insert.bind(record.recordTypes.joined(separator: " ")), insert.bind(record.issuedDate.timeIntervalSince1970),
+                var values = w.dialect.rowIDIsAnchor ? [anchor] : []
+                values += [
+                    insert.bind(identity), insert.bind(record.recordTypes.joined(separator: " ")), insert.bind(record.issuedDate.timeIntervalSince1970),
                     insert.bind(record.relevantDate?.timeIntervalSince1970), insert.bind(record.expirationDate?.timeIntervalSince1970), insert.bind(now), anchor,
                     insert.bind(status.name), insert.bind(statusDetail),
                     insert.bind(try sealer.seal(Data(JSONWriter.minified(VerifiableRecordCoding.details(record))))),
                     insert.bind(try sealer.seal(record.dataRepresentation)),
                 ]
-                insert += values.joined(separator: ", ") + ")"
+                insert += insert.personValue + values.joined(separator: ", ") + ")"
                 try await w.session.run(insert)
                 outcome.inserted += 1
             }
@@ -48,10 +47,11 @@ extension PostgresHealthStore {
     }
 
     public func verifiableRecords(_ query: VerifiableRecordQuery) async throws -> [StoredVerifiableRecord] {
-        var q = self.query("""
+        var q = sql("""
             SELECT id, identity, record_types, issued_date, relevant_date, expiration_date, added_date, status, status_detail, details, jws
-            FROM verifiable_record WHERE person_id = $1
+            FROM verifiable_record WHERE 
             """)
+        q += q.scope()
         if let interval = query.relevantDate {
             q += " AND relevant_date >= " + q.bind(interval.start.timeIntervalSince1970) + " AND relevant_date <= " + q.bind(interval.end.timeIntervalSince1970)
         }
@@ -71,12 +71,14 @@ extension PostgresHealthStore {
 
     public func deleteVerifiableRecord(identifier: String) async throws -> Bool {
         guard let identity = Data(hexString: identifier) else { return false }
-        return try await write { w in
-            var q = w.query("DELETE FROM verifiable_record WHERE person_id = $1 AND identity = ")
-            q += q.bind(identity) + " RETURNING id"
+        let deleted = try await write { w in
+            var q = w.sql("DELETE FROM verifiable_record WHERE ")
+            q += q.scope() + " AND identity = " + q.bind(identity) + " RETURNING id"
             let deleted = try await !w.session.rows(q).isEmpty
             if deleted { _ = w.nextAnchor() }
             return deleted
         }
+        if deleted { try? await database.scrub(vacuum: false) }
+        return deleted
     }
 }

@@ -1,17 +1,16 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStoreCore
 
-extension PostgresHealthStore {
-    /// Gives rows the `v6` migration could not place (non-clinical Observations, whose category
-    /// is inside sealed bytes) their consent category, once the person's key is at hand. Until
-    /// then no grant matches them.
+extension DatabaseHealthStore {
+    /// Gives rows the consent-category migration could not place (non-clinical Observations,
+    /// whose category is inside sealed bytes) their category, once the store's key is at hand.
+    /// Until then no grant matches them.
     func classifyPending() async throws(HealthStoreError) {
         guard !isLocked else { return }
         let sealer = self.sealer
-        var find = query("SELECT id, resource_type, resource_id, fhir_version, data FROM resource WHERE person_id = $1 AND category = ")
-        find += find.bind(CategoryCoding.pending)
+        var find = sql("SELECT id, resource_type, resource_id, fhir_version, data FROM resource WHERE ")
+        find += find.scope() + " AND category = " + find.bind(CategoryCoding.pending)
         let final = find
         do {
             let found: [(Int64, String)] = try await read { session in
@@ -28,8 +27,8 @@ extension PostgresHealthStore {
             guard !found.isEmpty else { return }
             try await write { w in
                 for (id, category) in found {
-                    var q = w.query("UPDATE resource SET category = ")
-                    q += q.bind(category) + " WHERE person_id = $1 AND id = " + q.bind(id) + " AND category = " + q.bind(CategoryCoding.pending)
+                    var q = w.sql("UPDATE resource SET category = ")
+                    q += q.bind(category) + " WHERE " + q.scope() + " AND id = " + q.bind(id) + " AND category = " + q.bind(CategoryCoding.pending)
                     try await w.session.run(q)
                 }
             }

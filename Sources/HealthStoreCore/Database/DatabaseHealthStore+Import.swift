@@ -1,18 +1,17 @@
 import ClinicalRecords
 import FHIR
 import Foundation
-import HealthStoreCore
 
-extension PostgresHealthStore {
-    /// Stores resources from one source in one PostgreSQL transaction: the producer is pulled
-    /// in batches on another thread while earlier batches are written, and any throw (the
-    /// producer's or the database's) rolls the whole import back.
+extension DatabaseHealthStore {
+    /// Stores resources from one source in one transaction: the producer is pulled in batches
+    /// on another thread while earlier batches are written, and any throw (the producer's or
+    /// the database's) rolls the whole import back.
     public func importResources(source: RecordSource, from producer: some ResourceProducer) async throws -> ImportOutcome {
         let now = clock.now.timeIntervalSince1970
         let result = try await write { w -> (ImportOutcome, Set<ClinicalType>, Int64) in
             let feed = ProducerFeed(producer)
             do {
-                var batches = PostgresRecordBatches(writer: w, sourceID: try await w.sourceID(for: source), sourceIdentifier: source.identifier, now: now)
+                var batches = RecordBatches(writer: w, sourceID: try await w.sourceID(for: source), sourceIdentifier: source.identifier, now: now)
                 while let batch = try await feed.next() { try await batches.store(batch) }
                 return (batches.outcome, batches.types, w.anchor)
             } catch {
@@ -20,40 +19,40 @@ extension PostgresHealthStore {
                 throw error
             }
         }
-        if !result.1.isEmpty { broadcaster.publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2))) }
+        publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2)))
         return result.0
     }
 
     public func delete(source: String, resourceType: FHIRResourceType?, identifier: String?) async throws -> Int {
         let now = clock.now.timeIntervalSince1970
+        let added = dialect.resourceAddedColumn
         let result = try await write { w -> (Int, Set<ClinicalType>, Int64) in
             guard let sourceID = try await w.existingSourceID(source) else { return (0, [], w.anchor) }
-            func filter(_ q: inout PGQuery) {
-                q += " WHERE person_id = $1 AND source_id = " + q.bind(sourceID)
+            func filter(_ q: inout SQLStatement) {
+                q += " WHERE " + q.scope() + " AND source_id = " + q.bind(sourceID)
                 if let resourceType, let identifier {
                     q += " AND identity = " + q.bind(w.sealer.identityKey([source, resourceType.rawValue, identifier]))
                 } else if let resourceType {
                     q += " AND resource_type = " + q.bind(resourceType.rawValue)
                 }
             }
-            // Deleted records leave tombstones, numbered in row order as SQLite's writer does.
-            var tombstones = w.query("""
-                INSERT INTO tombstone (person_id, anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor)
-                SELECT person_id, 
-                """)
-            tombstones += tombstones.bind(w.anchor) + " + row_number() OVER (ORDER BY id), identity, source_id, resource_type, clinical_type, resource_id, "
-            tombstones += tombstones.bind(now) + ", id FROM resource"
+            // Deleted records leave tombstones, numbered in row order.
+            var tombstones = w.sql("INSERT INTO tombstone (")
+            tombstones += tombstones.personColumn + "anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor) SELECT "
+            tombstones += tombstones.personColumn + tombstones.bind(w.anchor) + " + row_number() OVER (ORDER BY id), identity, source_id, resource_type, "
+            tombstones += "clinical_type, resource_id, " + tombstones.bind(now) + ", \(added) FROM resource"
             filter(&tombstones)
             tombstones += " AND clinical_type IS NOT NULL RETURNING clinical_type"
             let types = try await w.session.rows(tombstones).map { try $0.string(0) }
             _ = w.nextAnchors(types.count)
-            var remove = w.query("DELETE FROM resource")
+            var remove = w.sql("DELETE FROM resource")
             filter(&remove)
             remove += " RETURNING id"
             let count = try await w.session.rows(remove).count
             return (count, Set(types.compactMap(ClinicalType.init(rawValue:))), w.anchor)
         }
-        if !result.1.isEmpty { broadcaster.publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2))) }
+        publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2)))
+        if result.0 > 0 { try? await database.scrub(vacuum: false) }
         return result.0
     }
 }
@@ -61,8 +60,8 @@ extension PostgresHealthStore {
 /// Writes batches of one source's resources: one lookup of the stored versions per batch,
 /// then one statement each for history, updates, inserts and returning tombstones. Changes
 /// take anchors in the producer's order, as one-at-a-time writes would.
-struct PostgresRecordBatches {
-    let writer: PostgresWriter
+struct RecordBatches {
+    let writer: StoreWriter
     let sourceID: Int64
     let sourceIdentifier: String
     let now: Double
@@ -75,7 +74,7 @@ struct PostgresRecordBatches {
         let digest: Data
     }
 
-    init(writer: PostgresWriter, sourceID: Int64, sourceIdentifier: String, now: Double) {
+    init(writer: StoreWriter, sourceID: Int64, sourceIdentifier: String, now: Double) {
         self.writer = writer
         self.sourceID = sourceID
         self.sourceIdentifier = sourceIdentifier
@@ -103,83 +102,84 @@ struct PostgresRecordBatches {
     private mutating func storeUnique(_ chunk: [Item]) async throws {
         guard !chunk.isEmpty else { return }
         let w = writer
-        var find = w.query("SELECT id, identity, digest, clinical_type FROM resource WHERE person_id = $1 AND identity IN (")
-        find += find.list(chunk.map(\.identity)) + ")"
+        var find = w.sql("SELECT id, identity, digest, clinical_type FROM resource WHERE ")
+        find += find.scope() + " AND identity IN (" + find.list(chunk.map(\.identity)) + ")"
         var existing: [Data: (id: Int64, digest: Data, type: String?)] = [:]
         for row in try await w.session.rows(find) { existing[try row.data(1)] = (try row.int(0), try row.data(2), try row.optionalString(3)) }
 
         var inserts: [(Item, Int64)] = []
         var updates: [(Item, Int64, Int64)] = []
         for item in chunk {
-            let inserted: Bool
-            var previous: ClinicalType?
+            let previous: ClinicalType?
             if let e = existing[item.identity] {
                 if e.digest == item.digest {
                     if item.resource.clinicalType == nil { outcome.notRecords += 1 } else { outcome.unchanged += 1 }
                     continue
                 }
                 updates.append((item, e.id, w.nextAnchor()))
-                inserted = false
                 previous = e.type.flatMap(ClinicalType.init(rawValue:))
             } else {
                 inserts.append((item, w.nextAnchor()))
-                inserted = true
+                previous = nil
             }
-            guard let type = item.resource.clinicalType else {
-                outcome.notRecords += 1
-                continue
-            }
-            types.insert(type)
-            if inserted {
-                outcome.inserted += 1
-            } else {
-                outcome.updated += 1
-                if let previous { types.insert(previous) }
-            }
+            count(item.resource.clinicalType, inserted: existing[item.identity] == nil, previous: previous)
         }
         if !updates.isEmpty { try await update(updates) }
         if !inserts.isEmpty { try await insert(inserts) }
     }
 
+    /// Counts one stored change: an insert or update of a record, or a resource that is not one.
+    private mutating func count(_ type: ClinicalType?, inserted: Bool, previous: ClinicalType?) {
+        guard let type else {
+            outcome.notRecords += 1
+            return
+        }
+        types.insert(type)
+        if inserted {
+            outcome.inserted += 1
+        } else {
+            outcome.updated += 1
+            if let previous { types.insert(previous) }
+        }
+    }
+
     /// Keeps the replaced bytes as versions, then writes the new ones.
     private func update(_ updates: [(Item, Int64, Int64)]) async throws {
         let w = writer
-        var versions = w.query("INSERT INTO resource_version (person_id, resource_row, anchor, replaced_date, digest, data) SELECT person_id, id, anchor, ")
-        versions += versions.bind(now) + ", digest, data FROM resource WHERE person_id = $1 AND id IN (" + versions.list(updates.map(\.1)) + ")"
+        var versions = w.sql("INSERT INTO resource_version (")
+        versions += versions.personColumn + "resource_row, anchor, replaced_date, digest, data) SELECT " + versions.personColumn + "id, anchor, "
+        versions += versions.bind(now) + ", digest, data FROM resource WHERE " + versions.scope() + " AND id IN (" + versions.list(updates.map(\.1)) + ")"
         try await w.session.run(versions)
-        var q = w.query("""
-            UPDATE resource r SET clinical_type = u.clinical_type, category = u.category, display_name = u.display_name, fhir_version = u.fhir_version,
-            source_url = u.source_url, clinical_date = u.clinical_date, clinical_date_text = u.clinical_date_text, anchor = u.anchor,
-            digest = u.digest, data = u.data FROM (VALUES
-            """)
+        var q = w.sql("WITH u (id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data) AS (VALUES ")
         var rows: [String] = []
         for (item, id, anchor) in updates {
             let c = item.resource
             let r = c.resource
-            // Typed: a VALUES list would read a NULL as text.
-            var values = [q.bind(id) + "::bigint", q.bind(c.clinicalType?.rawValue) + "::text", q.bind(c.category.rawValue) + "::text"]
-            values.append(q.bind(try w.sealer.seal(Data(c.displayName.utf8))) + "::bytea")
-            values += [q.bind(r.fhirVersion.stringRepresentation) + "::text", q.bind(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) }) + "::bytea"]
-            values += [q.bind(c.clinicalDate?.date.timeIntervalSince1970) + "::double precision", q.bind(c.clinicalDate?.text) + "::text"]
-            values += [q.bind(anchor) + "::bigint", q.bind(item.digest) + "::bytea", q.bind(try w.sealer.seal(r.data)) + "::bytea"]
+            var values = [q.typed(.int(id)), q.typed(.text(c.clinicalType?.rawValue)), q.typed(.text(c.category.rawValue))]
+            values.append(q.typed(.blob(try w.sealer.seal(Data(c.displayName.utf8)))))
+            values += [q.typed(.text(r.fhirVersion.stringRepresentation)), q.typed(.blob(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) }))]
+            values += [q.typed(.double(c.clinicalDate?.date.timeIntervalSince1970)), q.typed(.text(c.clinicalDate?.text))]
+            values += [q.typed(.int(anchor)), q.typed(.blob(item.digest)), q.typed(.blob(try w.sealer.seal(r.data)))]
             rows.append("(" + values.joined(separator: ", ") + ")")
         }
         q += rows.joined(separator: ", ")
         q += """
-            ) AS u(id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data)
-            WHERE r.person_id = $1 AND r.id = u.id
+            ) UPDATE resource AS r SET clinical_type = u.clinical_type, category = u.category, display_name = u.display_name,
+            fhir_version = u.fhir_version, source_url = u.source_url, clinical_date = u.clinical_date, clinical_date_text = u.clinical_date_text,
+            anchor = u.anchor, digest = u.digest, data = u.data FROM u WHERE \(q.scope("r")) AND r.id = u.id
             """
         try await w.session.run(q)
     }
 
-    /// Inserts new rows (each row's id is the anchor it is added at) and removes the tombstones
-    /// of records that come back after a deletion.
+    /// Inserts new rows (each taking the anchor it is added at as its first-added anchor) and
+    /// removes the tombstones of records that come back after a deletion.
     private func insert(_ inserts: [(Item, Int64)]) async throws {
         let w = writer
-        var q = w.query("""
-            INSERT INTO resource (person_id, id, identity, source_id, resource_type, clinical_type, resource_id, display_name, fhir_version,
-            source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES
-            """)
+        var q = w.sql("INSERT INTO resource (")
+        q += q.personColumn + w.dialect.resourceAddedColumn + """
+            , identity, source_id, resource_type, clinical_type, resource_id, display_name, fhir_version,
+            source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES 
+            """
         let source = q.bind(sourceID)
         let added = q.bind(now)
         var rows: [String] = []
@@ -187,18 +187,17 @@ struct PostgresRecordBatches {
             let c = item.resource
             let r = c.resource
             let a = q.bind(anchor)
-            var values = ["$1", a, q.bind(item.identity), source, q.bind(r.resourceType.rawValue), q.bind(c.clinicalType?.rawValue)]
+            var values = [a, q.bind(item.identity), source, q.bind(r.resourceType.rawValue), q.bind(c.clinicalType?.rawValue)]
             values += [q.bind(try w.sealer.seal(Data(r.identifier.utf8))), q.bind(try w.sealer.seal(Data(c.displayName.utf8)))]
             values += [q.bind(r.fhirVersion.stringRepresentation), q.bind(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) })]
             values += [q.bind(c.clinicalDate?.date.timeIntervalSince1970), q.bind(c.clinicalDate?.text), added, a, q.bind(item.digest)]
-            values.append(q.bind(try w.sealer.seal(r.data)))
-            values.append(q.bind(c.category.rawValue))
-            rows.append("(" + values.joined(separator: ", ") + ")")
+            values += [q.bind(try w.sealer.seal(r.data)), q.bind(c.category.rawValue)]
+            rows.append("(" + q.personValue + values.joined(separator: ", ") + ")")
         }
         q += rows.joined(separator: ", ")
         try await w.session.run(q)
-        var tombstones = w.query("DELETE FROM tombstone WHERE person_id = $1 AND identity IN (")
-        tombstones += tombstones.list(inserts.map(\.0.identity)) + ")"
+        var tombstones = w.sql("DELETE FROM tombstone WHERE ")
+        tombstones += tombstones.scope() + " AND identity IN (" + tombstones.list(inserts.map(\.0.identity)) + ")"
         try await w.session.run(tombstones)
     }
 }

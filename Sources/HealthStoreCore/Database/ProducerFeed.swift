@@ -1,6 +1,5 @@
 import ClinicalRecords
 import Dispatch
-import HealthStoreCore
 
 /// Pulls resources from a synchronous producer in batches on a thread outside Swift's
 /// cooperative pool (a producer may block reading a file), one batch ahead of the writer, so

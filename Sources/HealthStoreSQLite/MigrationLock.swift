@@ -1,4 +1,5 @@
 import Foundation
+import HealthStoreCore
 #if canImport(Glibc)
 import Glibc
 #endif

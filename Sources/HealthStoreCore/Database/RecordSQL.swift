@@ -1,0 +1,124 @@
+import ClinicalRecords
+import FHIR
+
+/// Turns record queries into SQL over the resource and tombstone tables. NULL clinical dates
+/// come first ascending and last descending, on every engine.
+struct RecordSQL {
+    let dialect: any SQLDialect
+    let sealer: any RecordSealer
+
+    /// The columns ``RowCoding/stored(_:_:)`` reads, from `resource r` joined to its source.
+    static func selectResources(into q: inout SQLStatement) {
+        q += """
+            SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
+            r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category
+            FROM resource r JOIN source s ON \(q.sameScope("s", "r"))s.id = r.source_id
+            """
+    }
+
+    func select(_ query: RecordQuery) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        Self.selectResources(into: &q)
+        filter(type: query.type, predicate: query.predicate, into: &q)
+        let dir = query.sort.ascending ? "ASC" : "DESC"
+        switch query.sort.key {
+        case .added: q += " ORDER BY r.added_date \(dir), r.id \(dir)"
+        case .clinical: q += " ORDER BY r.clinical_date \(dir) NULLS \(query.sort.ascending ? "FIRST" : "LAST"), r.id \(dir)"
+        }
+        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        return q
+    }
+
+    func count(_ query: RecordQuery) -> SQLStatement {
+        var q = SQLStatement(dialect, "SELECT COUNT(*) FROM resource r")
+        filter(type: query.type, predicate: query.predicate, into: &q)
+        return q
+    }
+
+    func added(_ query: AnchoredQuery) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        Self.selectResources(into: &q)
+        filter(type: query.type, predicate: query.predicate, into: &q)
+        q += " AND r.anchor > " + q.bind(query.anchor?.rawValue ?? 0) + " ORDER BY r.anchor"
+        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        return q
+    }
+
+    func deleted(_ query: AnchoredQuery) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        q += """
+            SELECT t.anchor, s.identifier, s.name, t.resource_type, t.clinical_type, t.resource_id, t.deleted_date
+            FROM tombstone t JOIN source s ON \(q.sameScope("s", "t"))s.id = t.source_id
+            WHERE \(q.scope("t")) AND t.anchor > 
+            """
+        q += q.bind(query.anchor?.rawValue ?? 0)
+        if let type = query.type { q += " AND t.clinical_type = " + q.bind(type.rawValue) }
+        for p in query.predicate?.conjuncts ?? [] {
+            switch p {
+            case .fhirResourceType(let t):
+                q += " AND t.resource_type = " + q.bind(t.rawValue)
+            case .identity(let source, let type, let id):
+                q += " AND t.identity = " + q.bind(sealer.identityKey([source, type.rawValue, id]))
+            case .source(let s):
+                q += " AND s.identity = " + q.bind(ConsentCoding.sourceIdentity(s, sealer))
+            case .visible(let windows):
+                Self.visibility(windows, type: "t.clinical_type", added: "t.added_anchor", into: &q)
+            case .addedDate, .clinicalDate, .and:
+                // Deletions have no clinical or added date to filter on.
+                break
+            }
+        }
+        q += " ORDER BY t.anchor"
+        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        return q
+    }
+
+    private func filter(type: ClinicalType?, predicate: RecordPredicate?, into q: inout SQLStatement) {
+        q += " WHERE " + q.scope("r") + " AND r.clinical_type "
+        if let type { q += "= " + q.bind(type.rawValue) } else { q += "IS NOT NULL" }
+        for p in predicate?.conjuncts ?? [] {
+            switch p {
+            case .fhirResourceType(let t):
+                q += " AND r.resource_type = " + q.bind(t.rawValue)
+            case .identity(let source, let t, let id):
+                q += " AND r.identity = " + q.bind(sealer.identityKey([source, t.rawValue, id]))
+            case .source(let s):
+                q += " AND r.source_id = (SELECT id FROM source WHERE " + q.scope() + " AND identity = "
+                q += q.bind(ConsentCoding.sourceIdentity(s, sealer)) + ")"
+            case .addedDate(let from, let to):
+                Self.range("r.added_date", from: from?.timeIntervalSince1970, to: to?.timeIntervalSince1970, into: &q)
+            case .clinicalDate(let from, let to):
+                Self.range("r.clinical_date", from: from?.timeIntervalSince1970, to: to?.timeIntervalSince1970, into: &q)
+            case .visible(let windows):
+                Self.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", into: &q)
+            case .and:
+                break  // flattened by conjuncts
+            }
+        }
+    }
+
+    /// `AND column >= from AND column < to`, for the bounds given.
+    static func range(_ column: String, from: Double?, to: Double?, into q: inout SQLStatement) {
+        if let from { q += " AND \(column) >= " + q.bind(from) }
+        if let to { q += " AND \(column) < " + q.bind(to) }
+    }
+
+    /// `AND (type = a [AND added <= b] OR …)` for type windows; `AND FALSE` for none. This is
+    /// the whole of consent in SQL: a row outside every window is never read.
+    static func visibility<T: RawRepresentable<String>>(_ windows: [TypeWindow<T>], type: String, added: String, into q: inout SQLStatement) {
+        guard !windows.isEmpty else {
+            q += " AND FALSE"
+            return
+        }
+        var terms: [String] = []
+        for w in windows {
+            let t = q.bind(w.type.rawValue)
+            if let through = w.addedThrough {
+                terms.append("(\(type) = \(t) AND \(added) <= \(q.bind(through.rawValue)))")
+            } else {
+                terms.append("\(type) = \(t)")
+            }
+        }
+        q += " AND (" + terms.joined(separator: " OR ") + ")"
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Runs statements for the store: what an engine provides besides its dialect and schema.
+/// A session is one connection, used by one task at a time.
+package protocol SQLSession {
+    /// Runs a statement and collects its rows.
+    func rows(_ statement: SQLStatement) async throws -> [SQLRow]
+    /// Runs a statement, ignoring any rows.
+    func run(_ statement: SQLStatement) async throws
+}
+
+extension SQLSession {
+    /// Runs a statement for its first row.
+    package func row(_ statement: SQLStatement) async throws -> SQLRow? { try await rows(statement).first }
+}
+
+/// A database opened for one store: connections, transactions and the engine's error mapping.
+/// Everything the store means is written once above it, in ``DatabaseHealthStore``.
+package protocol StoreDatabase: Sendable {
+    /// The engine's SQL dialect (and the person, on a shared database).
+    var dialect: any SQLDialect { get }
+    /// Where the store is, for messages (a path, or a redacted URL with the person).
+    var location: String { get }
+    /// Runs reads on one connection, each statement seeing the latest committed data.
+    func read<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T
+    /// Runs reads in one snapshot, so they agree with each other.
+    func snapshot<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T
+    /// Runs a write transaction that holds the store's write lock: all of it commits, or a
+    /// throw rolls all of it back.
+    func transaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T
+    /// Turns the engine's errors into ``HealthStoreError``s; others (a producer's) pass through.
+    func mapError(_ error: any Error) -> any Error
+    /// After deleting or re-sealing data: makes sure no old copy lingers in the engine's files
+    /// where it can do so (SQLite empties its write-ahead log). Best effort.
+    func scrub(vacuum: Bool) async throws
+}

@@ -1,0 +1,71 @@
+import ClinicalRecords
+import Foundation
+
+/// Writes inside one transaction that holds the store's lock, numbering every change with the
+/// store's next anchor; ``finish()`` stores the counter.
+final class StoreWriter {
+    let session: any SQLSession
+    let dialect: any SQLDialect
+    let sealer: any RecordSealer
+    private(set) var anchor: Int64
+    private let startAnchor: Int64
+
+    init(session: any SQLSession, dialect: any SQLDialect, sealer: any RecordSealer, anchor: Int64) {
+        self.session = session
+        self.dialect = dialect
+        self.sealer = sealer
+        self.anchor = anchor
+        startAnchor = anchor
+    }
+
+    /// A statement in the store's dialect.
+    func sql(_ text: String = "") -> SQLStatement { SQLStatement(dialect, text) }
+
+    func nextAnchor() -> Int64 {
+        anchor += 1
+        return anchor
+    }
+
+    /// Takes `count` anchors at once; returns the first.
+    func nextAnchors(_ count: Int) -> Int64 {
+        let first = anchor + 1
+        anchor += Int64(count)
+        return first
+    }
+
+    func finish() async throws {
+        guard anchor != startAnchor else { return }
+        let counter = dialect.anchorCounter
+        var q = sql("UPDATE \(counter.table) SET \(counter.column) = ")
+        q += q.bind(anchor) + " WHERE " + q.singleton
+        try await session.run(q)
+    }
+
+    /// The row id of a source, made when new; its name is updated when it changed.
+    func sourceID(for source: RecordSource) async throws -> Int64 {
+        let identity = ConsentCoding.sourceIdentity(source.identifier, sealer)
+        var find = sql("SELECT id, name FROM source WHERE ")
+        find += find.scope() + " AND identity = " + find.bind(identity)
+        if let row = try await session.row(find) {
+            let id = try row.int(0)
+            if try row.opened(1, sealer) != source.name {
+                var update = sql("UPDATE source SET name = ")
+                update += update.bind(try sealer.seal(Data(source.name.utf8))) + " WHERE " + update.scope() + " AND id = " + update.bind(id)
+                try await session.run(update)
+            }
+            return id
+        }
+        var insert = sql("INSERT INTO source (")
+        insert += insert.personColumn + "identity, identifier, name) VALUES (" + insert.personValue + insert.bind(identity) + ", "
+        insert += insert.bind(try sealer.seal(Data(source.identifier.utf8))) + ", " + insert.bind(try sealer.seal(Data(source.name.utf8))) + ") RETURNING id"
+        guard let id = try await session.row(insert)?.int(0) else { throw HealthStoreError.database("no id for a new source") }
+        return id
+    }
+
+    /// The id of a source if it exists.
+    func existingSourceID(_ identifier: String) async throws -> Int64? {
+        var find = sql("SELECT id FROM source WHERE ")
+        find += find.scope() + " AND identity = " + find.bind(ConsentCoding.sourceIdentity(identifier, sealer))
+        return try await session.row(find)?.int(0)
+    }
+}

@@ -1,0 +1,51 @@
+import FHIR
+import Foundation
+import SmartHealthCards
+
+/// How cards are written to and read from rows.
+package enum VerifiableRecordCoding {
+    package static func details(_ r: VerifiableClinicalRecord) -> JSONValue {
+        .object(JSONObject([
+            "issuer": .string(r.issuerIdentifier),
+            "fullName": .string(r.subject.fullName),
+            "dateOfBirth": r.subject.dateOfBirth.map { .string($0.text) } ?? .null,
+            "itemNames": .array(r.itemNames.map(JSONValue.string)),
+            "fhirResourceTypes": .array(r.fhirResourceTypes.map(JSONValue.string)),
+        ]))
+    }
+
+    package static func status(_ s: CardStatus) -> JSONValue {
+        switch s {
+        case .verified(let trusted): return .object(JSONObject(["trusted": .bool(trusted)]))
+        case .unverified(let codes): return .object(JSONObject(["codes": .array(codes.map(JSONValue.string))]))
+        }
+    }
+
+    package static func status(name: String, detail: Data) throws -> CardStatus {
+        let o = try JSONReader().read(detail).objectValue ?? JSONObject()
+        if name == "verified" { return .verified(trusted: o.bool("trusted") ?? false) }
+        return .unverified(codes: o.list("codes").compactMap(\.stringValue))
+    }
+
+    /// Rebuilds a stored card from its row's values (sealed ones as stored).
+    package static func stored(
+        identity: Data, recordTypes: String, issued: Double, relevant: Double?, expiration: Double?, added: Double, status statusName: String,
+        statusDetail: Data, details sealedDetails: Data, jws: Data, sealer: any RecordSealer
+    ) throws -> StoredVerifiableRecord {
+        let details = try JSONReader().read(sealer.open(sealedDetails)).objectValue ?? JSONObject()
+        let record = VerifiableClinicalRecord(
+            recordTypes: recordTypes.split(separator: " ").map(String.init),
+            issuerIdentifier: details.string("issuer") ?? "",
+            subject: .init(fullName: details.string("fullName") ?? "", dateOfBirth: details.date("dateOfBirth")),
+            issuedDate: Date(timeIntervalSince1970: issued),
+            relevantDate: relevant.map(Date.init(timeIntervalSince1970:)),
+            expirationDate: expiration.map(Date.init(timeIntervalSince1970:)),
+            itemNames: details.list("itemNames").compactMap(\.stringValue),
+            dataRepresentation: try sealer.open(jws),
+            fhirResourceTypes: details.list("fhirResourceTypes").compactMap(\.stringValue))
+        return StoredVerifiableRecord(
+            identifier: identity.hexString, record: record,
+            status: try status(name: statusName, detail: sealer.open(statusDetail)),
+            addedDate: Date(timeIntervalSince1970: added))
+    }
+}

@@ -1,0 +1,119 @@
+import Dispatch
+import Foundation
+import HealthStoreCore
+import Synchronization
+
+/// One SQLite file in WAL mode: a write connection taken in turns, and read connections made
+/// as needed, so reads run beside a write.
+///
+/// Statements run on the calling task: inside a transaction nothing waits on another process
+/// (the write lock is taken by `BEGIN IMMEDIATE` first, off Swift's cooperative pool, and WAL
+/// readers never wait).
+final class SQLiteDatabase: StoreDatabase {
+    let path: String
+    let busyTimeout: TimeInterval
+    let dialect: any SQLDialect = SQLiteDialect()
+    var location: String { path }
+    private let writer: SQLiteConnection
+    private let turns = WriteTurns()
+    private let readers = Mutex<[SQLiteConnection]>([])
+
+    /// Opens (creating when missing) the file, owner-only, and brings its schema up to date.
+    init(path: String, busyTimeout: TimeInterval) throws(HealthStoreError) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try OwnerOnlyFiles.makeDirectory(directory) }
+        try OwnerOnlyFiles.prepareDatabase(path)
+        do {
+            // A new (empty) file is switched to WAL by whoever opens it first; processes
+            // opening it at the same moment take turns, as they do for the migrations.
+            let isNew = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0
+            let open = {
+                let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
+                try connection.execute("PRAGMA journal_mode = WAL")
+                return connection
+            }
+            writer = isNew ? try MigrationLock.withLock(storePath: path, timeout: busyTimeout, open) : try open()
+            try SQLiteSchema.migrate(writer, path: path, busyTimeout: busyTimeout)
+        } catch {
+            throw (Self.map(error, path: path) as? HealthStoreError) ?? .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    func read<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        let connection = try reader()
+        defer { readers.withLock { $0.append(connection) } }
+        return try await body(Session(connection: connection))
+    }
+
+    func snapshot<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        let connection = try reader()
+        defer { readers.withLock { $0.append(connection) } }
+        try connection.execute("BEGIN")
+        do {
+            let result = try await body(Session(connection: connection))
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func transaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        await turns.take()
+        defer { turns.give() }
+        let writer = self.writer
+        // Waiting for another process's write happens on a thread of its own.
+        try await Self.offPool { try writer.execute("BEGIN IMMEDIATE") }
+        do {
+            let result = try await body(Session(connection: writer))
+            try writer.execute("COMMIT")
+            return result
+        } catch {
+            try? writer.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func scrub(vacuum: Bool) async throws {
+        await turns.take()
+        defer { turns.give() }
+        let writer = self.writer
+        try await Self.offPool {
+            if vacuum { try writer.execute("VACUUM") }
+            // Moves every WAL frame into the file and empties the WAL, so old page images
+            // (deleted rows included) do not linger there; skipped while readers hold old snapshots.
+            try writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    func mapError(_ error: any Error) -> any Error { Self.map(error, path: path) }
+
+    /// SQLite's errors become ``HealthStoreError``s; anything else (a producer's) passes through.
+    static func map(_ error: any Error, path: String) -> any Error {
+        guard let e = error as? SQLiteError else { return error }
+        if e.isBusy { return HealthStoreError.storeBusy(path: path) }
+        return HealthStoreError.database(e.message)
+    }
+
+    private func reader() throws -> SQLiteConnection {
+        if let connection = readers.withLock({ $0.popLast() }) { return connection }
+        do { return try SQLiteConnection(path: path, busyTimeout: busyTimeout) } catch { throw mapError(error) }
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// A connection lent for one operation.
+    private struct Session: SQLSession {
+        let connection: SQLiteConnection
+
+        func rows(_ statement: SQLStatement) async throws -> [SQLRow] { try connection.rows(statement.text, statement.values) }
+        func run(_ statement: SQLStatement) async throws { _ = try connection.rows(statement.text, statement.values) }
+    }
+}
