@@ -17,7 +17,7 @@ public final class PostgresHealthDatabase: Sendable {
     private let migrated = Mutex<Task<Void, any Error>?>(nil)
     private let observer = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
-    static let unscoped = PostgresDialect(person: nil)
+    static let unscoped = SQLDialect.postgres(person: nil)
 
     /// Makes a pool for the database at `url`; nothing connects until the first use.
     public init(url: PostgresStoreURL) throws(HealthStoreError) {

@@ -63,7 +63,7 @@ extension DatabaseHealthStore {
         let person = try PostgresStoreURL.checkedPerson(person)
         let location = "\(database.url.redacted)?person=\(person.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? person)"
         try await database.migrate()
-        let store = PostgresStoreDatabase(database: database, dialect: PostgresDialect(person: person), location: location, lockTimeout: lockTimeout)
+        let store = PostgresStoreDatabase(database: database, dialect: .postgres(person: person), location: location, lockTimeout: lockTimeout)
         var insert = SQLStatement(store.dialect, "INSERT INTO person (person_id, anchor, created_date) VALUES (")
         insert += insert.singletonValue + ", 0, " + insert.bind(Date().timeIntervalSince1970) + ") ON CONFLICT (person_id) DO NOTHING"
         let final = insert

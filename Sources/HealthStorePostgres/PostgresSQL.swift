@@ -2,29 +2,15 @@ import Foundation
 import HealthStoreCore
 import PostgresNIO
 
-/// PostgreSQL's SQL: `$n` placeholders, many people per database (every statement kept to one
-/// by ``SQLStatement``), the person's row as the anchor counter and write lock, a resource's
-/// first anchor as its id.
-struct PostgresDialect: SQLDialect {
-    let person: String?
-    func placeholder(_ index: Int) -> String { "$\(index)" }
-
-    /// Typed: a VALUES list would read a NULL as text.
-    func cast(_ placeholder: String, _ value: SQLValue) -> String {
-        switch value {
-        case .int: return placeholder + "::bigint"
-        case .double: return placeholder + "::double precision"
-        case .text: return placeholder + "::text"
-        case .blob: return placeholder + "::bytea"
-        }
+extension SQLDialect {
+    /// PostgreSQL's SQL for one person of many (every statement kept to them by
+    /// ``SQLStatement``): the person's row is the anchor counter and the write lock, a
+    /// resource's first anchor its id.
+    static func postgres(person: String?) -> SQLDialect {
+        SQLDialect(
+            placeholders: .dollar, person: person, typedValues: true, greatest: "GREATEST", byteOrder: " COLLATE \"C\"",
+            anchors: .init(table: "person", column: "anchor", resourceAdded: "id", rowIDIsAnchor: true, lockClause: " FOR UPDATE"))
     }
-
-    var resourceAddedColumn: String { "id" }
-    var rowIDIsAnchor: Bool { true }
-    var anchorCounter: (table: String, column: String) { ("person", "anchor") }
-    var lockClause: String { " FOR UPDATE" }
-    var greatest: String { "GREATEST" }
-    var byteOrder: String { " COLLATE \"C\"" }
 }
 
 /// A connection leased for one operation.
@@ -52,7 +38,7 @@ struct PGSession: SQLSession {
     func run(_ statement: SQLStatement) async throws { _ = try await rows(statement) }
 
     /// Runs plain SQL without values.
-    func run(_ sql: String) async throws { try await run(SQLStatement(PostgresDialect(person: nil), sql)) }
+    func run(_ sql: String) async throws { try await run(SQLStatement(.postgres(person: nil), sql)) }
 
     private static func cell(_ cell: PostgresCell) throws -> SQLCell {
         guard cell.bytes != nil else { return .null }
@@ -76,7 +62,7 @@ struct PGSession: SQLSession {
 /// A person's store in a shared database: pooled connections, the person's row lock for writes.
 struct PostgresStoreDatabase: StoreDatabase {
     let database: PostgresHealthDatabase
-    let dialect: any SQLDialect
+    let dialect: SQLDialect
     let location: String
     let lockTimeout: Duration
 

@@ -12,7 +12,7 @@ import Synchronization
 final class SQLiteDatabase: StoreDatabase {
     let path: String
     let busyTimeout: TimeInterval
-    let dialect: any SQLDialect = SQLiteDialect()
+    let dialect = SQLDialect.sqlite
     var location: String { path }
     private let writer: SQLiteConnection
     private let turns = WriteTurns()

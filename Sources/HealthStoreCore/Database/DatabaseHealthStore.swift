@@ -86,7 +86,7 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
 
     // MARK: Plumbing
 
-    var dialect: any SQLDialect { database.dialect }
+    var dialect: SQLDialect { database.dialect }
 
     /// A statement in this store's dialect.
     func sql(_ text: String = "") -> SQLStatement { SQLStatement(dialect, text) }
@@ -134,7 +134,7 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
         if !change.types.isEmpty || !change.sampleTypes.isEmpty { broadcaster.publish(change) }
     }
 
-    static func currentAnchor(_ session: any SQLSession, _ dialect: any SQLDialect) async throws -> Int64 {
+    static func currentAnchor(_ session: any SQLSession, _ dialect: SQLDialect) async throws -> Int64 {
         let counter = dialect.anchorCounter
         var q = SQLStatement(dialect, "SELECT \(counter.column) FROM \(counter.table) WHERE ")
         q += q.singleton

@@ -4,7 +4,7 @@ import FHIR
 /// Turns record queries into SQL over the resource and tombstone tables. NULL clinical dates
 /// come first ascending and last descending, on every engine.
 struct RecordSQL {
-    let dialect: any SQLDialect
+    let dialect: SQLDialect
     let sealer: any RecordSealer
 
     /// The columns ``RowCoding/stored(_:_:)`` reads, from `resource r` joined to its source.

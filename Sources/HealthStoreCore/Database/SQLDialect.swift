@@ -1,26 +1,67 @@
 import Foundation
 
 /// What differs between the SQL the engines speak, and nothing else: the store's statements
-/// are written once (``DatabaseHealthStore``) over this.
-package protocol SQLDialect: Sendable {
+/// are written once (``DatabaseHealthStore``) over this. Each engine makes one.
+package struct SQLDialect: Sendable {
+    /// How a bound value is referred to.
+    package enum Placeholders: Sendable {
+        /// `$1`, `$2`, … (PostgreSQL).
+        case dollar
+        /// `?1`, `?2`, … (SQLite).
+        case question
+    }
+
+    /// Where the store's anchors live, and how a write locks them.
+    package struct Anchors: Sendable {
+        /// The table and column of the anchor counter (one row per store).
+        let table: String, column: String
+        /// The column that holds the anchor at which a resource was first added.
+        let resourceAdded: String
+        /// Whether rows of samples and cards take their first anchor as their id (else the
+        /// database numbers them).
+        let rowIDIsAnchor: Bool
+        /// Appended to the read of the anchor counter at the start of a write, to lock it.
+        let lockClause: String
+
+        package init(table: String, column: String, resourceAdded: String, rowIDIsAnchor: Bool, lockClause: String) {
+            (self.table, self.column, self.resourceAdded, self.rowIDIsAnchor, self.lockClause) = (table, column, resourceAdded, rowIDIsAnchor, lockClause)
+        }
+    }
+
+    let placeholders: Placeholders
     /// The person every statement is kept to, on a database that holds many; `nil` when the
     /// database is one person's store.
-    var person: String? { get }
-    /// The placeholder of the `index`th bound value (from 1).
-    func placeholder(_ index: Int) -> String
-    /// A placeholder with its type spelled out, for rows of a VALUES list.
-    func cast(_ placeholder: String, _ value: SQLValue) -> String
-    /// The column that holds the anchor at which a resource was first added.
-    var resourceAddedColumn: String { get }
-    /// Whether rows of samples and cards take their first anchor as their id (else the
-    /// database numbers them).
-    var rowIDIsAnchor: Bool { get }
-    /// The table and column of the store's anchor counter (one row per store).
-    var anchorCounter: (table: String, column: String) { get }
-    /// Appended to the read of the anchor counter at the start of a write, to lock it.
-    var lockClause: String { get }
-    /// The name of the function that takes the largest of its arguments.
-    var greatest: String { get }
+    let person: String?
+    let anchors: Anchors
+    /// Whether rows of a VALUES list need their types spelled out (PostgreSQL reads an untyped
+    /// NULL there as text).
+    let typedValues: Bool
+    /// The function that takes the largest of its arguments.
+    let greatest: String
     /// A collation that orders text by bytes, appended to ORDER BY terms.
-    var byteOrder: String { get }
+    let byteOrder: String
+
+    package init(placeholders: Placeholders, person: String?, typedValues: Bool, greatest: String, byteOrder: String, anchors: Anchors) {
+        (self.placeholders, self.person, self.anchors) = (placeholders, person, anchors)
+        (self.typedValues, self.greatest, self.byteOrder) = (typedValues, greatest, byteOrder)
+    }
+
+    /// The placeholder of the `index`th bound value (from 1).
+    func placeholder(_ index: Int) -> String { (placeholders == .dollar ? "$" : "?") + String(index) }
+
+    /// A placeholder with its type spelled out where the engine needs it.
+    func cast(_ placeholder: String, _ value: SQLValue) -> String {
+        guard typedValues else { return placeholder }
+        switch value {
+        case .int: return placeholder + "::bigint"
+        case .double: return placeholder + "::double precision"
+        case .text: return placeholder + "::text"
+        case .blob: return placeholder + "::bytea"
+        }
+    }
+
+    var resourceAddedColumn: String { anchors.resourceAdded }
+    var rowIDIsAnchor: Bool { anchors.rowIDIsAnchor }
+    var anchorCounter: (table: String, column: String) { (anchors.table, anchors.column) }
+    var lockClause: String { anchors.lockClause }
 }

@@ -7,13 +7,13 @@ import Foundation
 /// placeholder), and ``scope(_:)``, ``personColumn`` and friends put them into every statement:
 /// the core never writes a statement that could read another person's rows.
 package struct SQLStatement: Sendable {
-    package let dialect: any SQLDialect
+    package let dialect: SQLDialect
     package private(set) var text = ""
     package private(set) var values: [SQLValue] = []
     private let personPlaceholder: String?
 
     /// Starts a statement; `text` follows the person's bind.
-    package init(_ dialect: any SQLDialect, _ text: String = "") {
+    package init(_ dialect: SQLDialect, _ text: String = "") {
         self.dialect = dialect
         if let person = dialect.person {
             values.append(.text(person))

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns sample queries into SQL over the `quantity_sample` tables.
 struct SampleSQL {
-    let dialect: any SQLDialect
+    let dialect: SQLDialect
     let sealer: any RecordSealer
 
     /// The columns ``RowCoding/sample(_:_:)`` reads, from `quantity_sample q` joined to its source.

@@ -18,7 +18,7 @@ extension SQLSession {
 /// Everything the store means is written once above it, in ``DatabaseHealthStore``.
 package protocol StoreDatabase: Sendable {
     /// The engine's SQL dialect (and the person, on a shared database).
-    var dialect: any SQLDialect { get }
+    var dialect: SQLDialect { get }
     /// Where the store is, for messages (a path, or a redacted URL with the person).
     var location: String { get }
     /// Runs reads on one connection, each statement seeing the latest committed data.

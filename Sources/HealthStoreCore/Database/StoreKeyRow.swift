@@ -2,7 +2,7 @@ import Foundation
 
 /// The store's `store_key` row: the wrapped data key of an encrypted store.
 enum StoreKeyRow {
-    static func load(_ session: any SQLSession, _ dialect: any SQLDialect) async throws -> KeyEnvelope? {
+    static func load(_ session: any SQLSession, _ dialect: SQLDialect) async throws -> KeyEnvelope? {
         var q = SQLStatement(dialect, "SELECT key_id, method, kdf_log_n, kdf_r, kdf_p, salt, wrapped_key, key_check, changed_date FROM store_key WHERE ")
         q += q.singleton
         guard let row = try await session.row(q) else { return nil }

@@ -5,12 +5,12 @@ import Foundation
 /// store's next anchor; ``finish()`` stores the counter.
 final class StoreWriter {
     let session: any SQLSession
-    let dialect: any SQLDialect
+    let dialect: SQLDialect
     let sealer: any RecordSealer
     private(set) var anchor: Int64
     private let startAnchor: Int64
 
-    init(session: any SQLSession, dialect: any SQLDialect, sealer: any RecordSealer, anchor: Int64) {
+    init(session: any SQLSession, dialect: SQLDialect, sealer: any RecordSealer, anchor: Int64) {
         self.session = session
         self.dialect = dialect
         self.sealer = sealer

@@ -79,19 +79,19 @@ struct StoreOptions: ParsableArguments {
     ///
     /// - Throws: exit 1 for a locked store (`store locked`) or a wrong passphrase; exit 2 when
     ///   the store cannot be opened.
-    func open() async throws -> any HealthStore {
+    func open() async throws -> DatabaseHealthStore {
         try await openKeyed(allowLocked: false)
     }
 
     /// Opens the store; `allowLocked` lets key commands open a locked store.
-    func openKeyed(allowLocked: Bool) async throws -> any HealthStore & KeyedStore {
+    func openKeyed(allowLocked: Bool) async throws -> DatabaseHealthStore {
         var credentials = try givenCredentials()
         var fromSession = false
         if credentials == nil, let key = session.dataKey() {
             credentials = key.credentials
             fromSession = true
         }
-        let store: any HealthStore & KeyedStore
+        let store: DatabaseHealthStore
         do {
             store = try await engineOpen(credentials)
         } catch {
@@ -100,21 +100,17 @@ struct StoreOptions: ParsableArguments {
             session.remove()
             do { store = try await engineOpen(nil) } catch { throw Self.failure(error) }
         }
-        if Self.isLocked(store), !allowLocked { throw CommandFailure.failed(HealthStoreError.storeLocked(path: location).description) }
+        if store.isLocked, !allowLocked { throw CommandFailure.failed(HealthStoreError.storeLocked(path: location).description) }
         return store
     }
 
-    private func engineOpen(_ credentials: StoreCredentials?) async throws(HealthStoreError) -> any HealthStore & KeyedStore {
+    private func engineOpen(_ credentials: StoreCredentials?) async throws(HealthStoreError) -> DatabaseHealthStore {
         let url: PostgresStoreURL?
         do { url = try postgresURL() } catch { throw .invalidArgument((error as? CommandFailure)?.message ?? "\(error)") }
         if let url, let person = url.person {
             return try await PostgresHealthStore(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
         }
         return try await SQLiteHealthStore(path: path, credentials: credentials)
-    }
-
-    static func isLocked(_ store: any HealthStore) -> Bool {
-        (store as? SQLiteHealthStore)?.isLocked ?? (store as? PostgresHealthStore)?.isLocked ?? false
     }
 
     /// Encrypts the plain store in place.
