@@ -19,12 +19,17 @@ import Foundation
 /// - No `UPDATE … SET person_id`. Every `person_id = $N` of one statement names the same `$N`.
 /// - Subqueries, CTEs and `UNION`/`INTERSECT`/`EXCEPT` branches are checked each on their own.
 /// - DDL and utility statements (`CREATE`, `ALTER`, `TRUNCATE`, `COPY`, `LOCK` …) that name a
-///   person table fail: they are for migrations, which the caller leaves out. Statements that
-///   name no person table (`BEGIN`, `SET LOCAL`, `schema_migrations`) pass.
+///   person table fail: they are for migrations, which the caller leaves out. `DO`, `CALL` and
+///   `EXECUTE` fail. Statements that name no person table (`BEGIN`, `SET LOCAL`,
+///   `schema_migrations`) pass.
 ///
 /// It reads tokens, not a parse tree: comments, string literals (also `E'…'` and dollar-quoted)
 /// and quoted identifiers are lexed first, so no filter can hide in them; anything it cannot
-/// read (an unbalanced parenthesis, a person table in a place it does not know) fails.
+/// read (an unbalanced parenthesis, a person table in a place it does not know) fails. It is
+/// strict rather than complete: a filter in `HAVING`, `IN ($1)` or an equivalent rewritten
+/// under `OR` is not credited. It does not see inside functions, views, triggers or rules, and
+/// it cannot tell which value is bound: the caller checks that the placeholder in
+/// ``Report/parameters`` holds the store's person.
 enum PersonScopeCheck {
     /// The tables keyed by `person_id`: all of the schema but `schema_migrations`.
     static let personTables: Set<String> = [
@@ -459,9 +464,14 @@ extension PersonScopeCheck {
             return []
         }
 
-        /// DDL and other commands: naming a person table fails.
+        /// DDL and other commands: naming a person table fails, and so does running SQL the
+        /// checker cannot see (a `DO` block's body is a string; `CALL`/`EXECUTE` run stored SQL).
         func utility(_ lo: Int, _ hi: Int, _ ctx: Context) {
             let command = text(lo, min(lo + 1, hi)).uppercased()
+            if ["DO", "CALL", "EXECUTE"].contains(command) {
+                fail("\(command) runs SQL the checker cannot see", ctx)
+                return
+            }
             for i in lo..<hi where !consumed[i] {
                 guard let n = name(i), personTables.contains(n), !isSymbol(i + 1, "."), !isSymbol(i - 1, ".") else { continue }
                 consumed[i] = true

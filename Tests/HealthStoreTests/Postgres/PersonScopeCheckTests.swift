@@ -436,6 +436,8 @@ enum PersonScopeCases {
         ScopeCase(
             name: "a person table where the checker cannot place it", sql: "SELECT row_to_json(resource) FROM person WHERE person_id = $1",
             expected: "resource: named where the checker cannot tell how it is used"),
+        ScopeCase(name: "a DO block", sql: "DO $$ BEGIN DELETE FROM resource; END $$", expected: "DO runs SQL the checker cannot see"),
+        ScopeCase(name: "a prepared statement", sql: "EXECUTE forget_everyone", expected: "EXECUTE runs SQL the checker cannot see"),
         ScopeCase(name: "unbalanced parentheses", sql: "SELECT * FROM resource WHERE (person_id = $1", expected: "unbalanced parentheses"),
         ScopeCase(name: "unterminated string", sql: "SELECT * FROM resource WHERE person_id = $1 AND data = 'oops", expected: "unterminated string literal"),
         ScopeCase(name: "unterminated comment", sql: "SELECT * FROM resource WHERE person_id = $1 /* AND", expected: "unterminated /* comment"),
