@@ -15,7 +15,7 @@ public final class PostgresHealthDatabase: Sendable {
     let logger: Logger
     private let runTask: Task<Void, Never>
     private let migrated = Mutex<Task<Void, any Error>?>(nil)
-    private let observer = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let observer = Mutex<(@Sendable (SQLStatement) -> Void)?>(nil)
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
     static let unscoped = SQLDialect.postgres(person: nil)
 
@@ -132,9 +132,9 @@ public final class PostgresHealthDatabase: Sendable {
         }
     }
 
-    /// Calls `observer` with the text of every statement a store on this database runs from now
+    /// Calls `observer` with every statement a store on this database runs from now
     /// on (migrations excepted): how the test that every statement is kept to one person sees them.
-    package func observeStatements(_ observer: (@Sendable (String) -> Void)?) {
+    package func observeStatements(_ observer: (@Sendable (SQLStatement) -> Void)?) {
         self.observer.withLock { $0 = observer }
     }
 

@@ -18,10 +18,10 @@ struct PGSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
     /// Sees every statement's text (the person-scope test); `nil` in use.
-    var observer: (@Sendable (String) -> Void)? = nil
+    var observer: (@Sendable (SQLStatement) -> Void)? = nil
 
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
-        observer?(statement.text)
+        observer?(statement)
         var binds = PostgresBindings()
         for value in statement.values {
             switch value {
