@@ -42,15 +42,27 @@ final class SQLiteDatabase: StoreDatabase {
     }
 
     func read<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
-        let connection = try reader()
-        defer { readers.withLock { $0.append(connection) } }
-        return try await body(Session(connection: connection))
+        try await withReader { try await body(Session(connection: $0)) }
     }
 
     func snapshot<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
-        let connection = try reader()
-        defer { readers.withLock { $0.append(connection) } }
-        try connection.execute("BEGIN")
+        try await withReader { connection in
+            try connection.execute("BEGIN")
+            return try await Self.finish(connection, body)
+        }
+    }
+
+    func transaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        await turns.take()
+        defer { turns.give() }
+        let writer = self.writer
+        // Waiting for another process's write happens on a thread of its own.
+        try await Self.offPool { try writer.execute("BEGIN IMMEDIATE") }
+        return try await Self.finish(writer, body)
+    }
+
+    /// Runs the body of an open transaction, then commits it, or rolls it back on a throw.
+    private static func finish<T>(_ connection: SQLiteConnection, _ body: (any SQLSession) async throws -> T) async throws -> T {
         do {
             let result = try await body(Session(connection: connection))
             try connection.execute("COMMIT")
@@ -61,20 +73,16 @@ final class SQLiteDatabase: StoreDatabase {
         }
     }
 
-    func transaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
-        await turns.take()
-        defer { turns.give() }
-        let writer = self.writer
-        // Waiting for another process's write happens on a thread of its own.
-        try await Self.offPool { try writer.execute("BEGIN IMMEDIATE") }
-        do {
-            let result = try await body(Session(connection: writer))
-            try writer.execute("COMMIT")
-            return result
-        } catch {
-            try? writer.execute("ROLLBACK")
-            throw error
+    /// Lends a read connection (made when none is free) for one operation.
+    private func withReader<T>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        let connection: SQLiteConnection
+        if let free = readers.withLock({ $0.popLast() }) {
+            connection = free
+        } else {
+            do { connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout) } catch { throw mapError(error) }
         }
+        defer { readers.withLock { $0.append(connection) } }
+        return try await body(connection)
     }
 
     func scrub(vacuum: Bool) async throws {
@@ -96,11 +104,6 @@ final class SQLiteDatabase: StoreDatabase {
         guard let e = error as? SQLiteError else { return error }
         if e.isBusy { return HealthStoreError.storeBusy(path: path) }
         return HealthStoreError.database(e.message)
-    }
-
-    private func reader() throws -> SQLiteConnection {
-        if let connection = readers.withLock({ $0.popLast() }) { return connection }
-        do { return try SQLiteConnection(path: path, busyTimeout: busyTimeout) } catch { throw mapError(error) }
     }
 
     private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
