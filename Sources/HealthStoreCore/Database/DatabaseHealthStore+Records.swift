@@ -52,15 +52,23 @@ extension DatabaseHealthStore {
     public func changes(_ query: AnchoredQuery) async throws -> AnchoredQueryResult {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let builder = RecordSQL(dialect: dialect, sealer: sealer)
-        let added = builder.added(query)
-        let deleted = builder.deleted(query)
+        let (stored, gone, current) = try await changes(added: builder.added(query), RowCoding.stored, deleted: builder.deleted(query), RowCoding.deleted)
+        return AnchoredQueryMerge.merge(added: stored, deleted: gone, limit: query.limit, current: current)
+    }
+
+    /// Rows added and deleted after an anchor, and the current anchor, read in one snapshot so
+    /// that they agree.
+    func changes<Added: Sendable, Deleted: Sendable>(
+        added: SQLStatement, _ readAdded: @escaping @Sendable (SQLRow, any RecordSealer) throws -> Added,
+        deleted: SQLStatement, _ readDeleted: @escaping @Sendable (SQLRow, any RecordSealer) throws -> Deleted
+    ) async throws -> ([Added], [Deleted], QueryAnchor) {
         let sealer = self.sealer
         let dialect = self.dialect
         return try await snapshot { session in
             let current = try await Self.currentAnchor(session, dialect)
-            let stored = try await session.rows(added).map { try RowCoding.stored($0, sealer) }
-            let gone = try await session.rows(deleted).map { try RowCoding.deleted($0, sealer) }
-            return AnchoredQueryMerge.merge(added: stored, deleted: gone, limit: query.limit, current: QueryAnchor(rawValue: current))
+            let stored = try await session.rows(added).map { try readAdded($0, sealer) }
+            let gone = try await session.rows(deleted).map { try readDeleted($0, sealer) }
+            return (stored, gone, QueryAnchor(rawValue: current))
         }
     }
 

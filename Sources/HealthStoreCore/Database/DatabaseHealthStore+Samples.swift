@@ -26,16 +26,8 @@ extension DatabaseHealthStore {
     public func sampleChanges(_ query: AnchoredSampleQuery) async throws -> AnchoredSampleQueryResult {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         let builder = SampleSQL(dialect: dialect, sealer: sealer)
-        let added = builder.added(query)
-        let deleted = builder.deleted(query)
-        let sealer = self.sealer
-        let dialect = self.dialect
-        return try await snapshot { session in
-            let current = try await Self.currentAnchor(session, dialect)
-            let stored = try await session.rows(added).map { try RowCoding.sample($0, sealer) }
-            let gone = try await session.rows(deleted).map { try RowCoding.deletedSample($0, sealer) }
-            return AnchoredQueryMerge.merge(added: stored, deleted: gone, limit: query.limit, current: QueryAnchor(rawValue: current))
-        }
+        let (stored, gone, current) = try await changes(added: builder.added(query), RowCoding.sample, deleted: builder.deleted(query), RowCoding.deletedSample)
+        return AnchoredQueryMerge.merge(added: stored, deleted: gone, limit: query.limit, current: current)
     }
 
     public func deleteSamples(type: QuantityType?, predicate: SamplePredicate?) async throws -> Int {

@@ -20,12 +20,10 @@ struct RecordSQL {
         var q = SQLStatement(dialect)
         Self.selectResources(into: &q)
         filter(type: query.type, predicate: query.predicate, into: &q)
-        let dir = query.sort.ascending ? "ASC" : "DESC"
         switch query.sort.key {
-        case .added: q += " ORDER BY r.added_date \(dir), r.id \(dir)"
-        case .clinical: q += " ORDER BY r.clinical_date \(dir) NULLS \(query.sort.ascending ? "FIRST" : "LAST"), r.id \(dir)"
+        case .added: Self.page(by: "r.added_date", "r", ascending: query.sort.ascending, limit: query.limit, into: &q)
+        case .clinical: Self.page(by: "r.clinical_date", "r", ascending: query.sort.ascending, nullable: true, limit: query.limit, into: &q)
         }
-        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
         return q
     }
 
@@ -39,8 +37,7 @@ struct RecordSQL {
         var q = SQLStatement(dialect)
         Self.selectResources(into: &q)
         filter(type: query.type, predicate: query.predicate, into: &q)
-        q += " AND r.anchor > " + q.bind(query.anchor?.rawValue ?? 0) + " ORDER BY r.anchor"
-        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        Self.after(query.anchor, "r", limit: query.limit, into: &q)
         return q
     }
 
@@ -49,9 +46,8 @@ struct RecordSQL {
         q += """
             SELECT t.anchor, s.identifier, s.name, t.resource_type, t.clinical_type, t.resource_id, t.deleted_date
             FROM tombstone t JOIN source s ON \(q.sameScope("s", "t"))s.id = t.source_id
-            WHERE \(q.scope("t")) AND t.anchor > 
+            WHERE \(q.scope("t"))
             """
-        q += q.bind(query.anchor?.rawValue ?? 0)
         if let type = query.type { q += " AND t.clinical_type = " + q.bind(type.rawValue) }
         for p in query.predicate?.conjuncts ?? [] {
             switch p {
@@ -68,8 +64,7 @@ struct RecordSQL {
                 break
             }
         }
-        q += " ORDER BY t.anchor"
-        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        Self.after(query.anchor, "t", limit: query.limit, into: &q)
         return q
     }
 
@@ -95,6 +90,20 @@ struct RecordSQL {
                 break  // flattened by conjuncts
             }
         }
+    }
+
+    /// ` ORDER BY column, alias.id` in one direction, then the limit. NULLs (of a nullable
+    /// column) come first ascending and last descending, on every engine.
+    static func page(by column: String, _ alias: String, ascending: Bool, nullable: Bool = false, limit: Int?, into q: inout SQLStatement) {
+        let dir = ascending ? "ASC" : "DESC"
+        q += " ORDER BY \(column) \(dir)" + (nullable ? " NULLS \(ascending ? "FIRST" : "LAST")" : "") + ", \(alias).id \(dir)"
+        if let limit { q += " LIMIT " + q.bind(limit) }
+    }
+
+    /// ` AND alias.anchor > anchor ORDER BY alias.anchor`, then the limit: changes in anchor order.
+    static func after(_ anchor: QueryAnchor?, _ alias: String, limit: Int?, into q: inout SQLStatement) {
+        q += " AND \(alias).anchor > " + q.bind(anchor?.rawValue ?? 0) + " ORDER BY \(alias).anchor"
+        if let limit { q += " LIMIT " + q.bind(limit) }
     }
 
     /// `AND column >= from AND column < to`, for the bounds given.

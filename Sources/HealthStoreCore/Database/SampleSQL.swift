@@ -18,12 +18,8 @@ struct SampleSQL {
         var q = SQLStatement(dialect)
         Self.selectSamples(into: &q)
         filter(type: query.type, predicate: query.predicate, into: &q)
-        let dir = query.sort.ascending ? "ASC" : "DESC"
-        switch query.sort.key {
-        case .start: q += " ORDER BY q.start_date \(dir), q.id \(dir)"
-        case .added: q += " ORDER BY q.added_date \(dir), q.id \(dir)"
-        }
-        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        let column = query.sort.key == .start ? "q.start_date" : "q.added_date"
+        RecordSQL.page(by: column, "q", ascending: query.sort.ascending, limit: query.limit, into: &q)
         return q
     }
 
@@ -31,8 +27,7 @@ struct SampleSQL {
         var q = SQLStatement(dialect)
         Self.selectSamples(into: &q)
         filter(type: query.type, predicate: query.predicate, into: &q)
-        q += " AND q.anchor > " + q.bind(query.anchor?.rawValue ?? 0) + " ORDER BY q.anchor"
-        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        RecordSQL.after(query.anchor, "q", limit: query.limit, into: &q)
         return q
     }
 
@@ -41,9 +36,8 @@ struct SampleSQL {
         q += """
             SELECT t.anchor, s.identifier, t.quantity_type, t.sample_uuid, t.deleted_date
             FROM quantity_sample_tombstone t JOIN source s ON \(q.sameScope("s", "t"))s.id = t.source_id
-            WHERE \(q.scope("t")) AND t.anchor > 
+            WHERE \(q.scope("t"))
             """
-        q += q.bind(query.anchor?.rawValue ?? 0)
         if let type = query.type { q += " AND t.quantity_type = " + q.bind(type.rawValue) }
         for p in query.predicate?.conjuncts ?? [] {
             switch p {
@@ -58,8 +52,7 @@ struct SampleSQL {
                 break
             }
         }
-        q += " ORDER BY t.anchor"
-        if let limit = query.limit { q += " LIMIT " + q.bind(limit) }
+        RecordSQL.after(query.anchor, "t", limit: query.limit, into: &q)
         return q
     }
 
