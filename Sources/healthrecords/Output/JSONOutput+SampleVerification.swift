@@ -4,39 +4,12 @@ import HealthStoreCore
 import SampleSignatures
 
 extension JSONOutput {
-    /// A stored sample; the value is a string so its exact text survives.
-    static func sample(_ stored: StoredQuantitySample) -> JSONValue {
-        let s = stored.sample
-        let device: JSONValue = s.device.map { d in
-            .object(JSONObject([
-                "identifier": .string(d.identifier), "name": string(d.name), "manufacturer": string(d.manufacturer),
-                "model": string(d.model),
-            ]))
-        } ?? .null
-        let keys = s.metadata.keys.sorted()
-        return .object(JSONObject([
-            "uuid": .string(s.uuid.uuidString),
-            "type": .string(s.type.name),
-            "typeIdentifier": .string(s.type.identifier),
-            "value": .string(s.value),
-            "unit": .string(s.unit),
-            "startDate": date(s.startDate),
-            "endDate": date(s.endDate),
-            "source": .string(s.source.identifier),
-            "device": device,
-            "metadata": .object(JSONObject(keys.map { JSONMember($0, .string(s.metadata[$0] ?? "")) })),
-            "signature": .string(stored.signatureStatus.description),
-            "addedDate": date(stored.addedDate),
-            "anchor": .number(JSONNumber(uncheckedText: String(stored.anchor.rawValue))),
-        ]))
-    }
-
-    /// The verdict on one signed sample.
+    /// The verdict on one signed sample, keyed by the sample's `id` as ``SampleJSON`` keys it.
     static func verification(_ stored: StoredQuantitySample, _ outcome: SampleVerificationOutcome) -> JSONValue {
         let s = stored.sample
         let (result, reason, fields) = SampleVerdict.parts(outcome)
         return .object(JSONObject([
-            "uuid": .string(s.uuid.uuidString),
+            "id": .string(s.uuid.uuidString),
             "type": .string(s.type.name),
             "value": .string(s.value),
             "unit": .string(s.unit),
