@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
         .library(name: "HealthStoreSQLite", targets: ["HealthStoreSQLite"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
+        .library(name: "HealthVocabulary", targets: ["HealthVocabulary"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
@@ -95,6 +96,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The words both front ends (the CLI and the server) share: user parameters into queries,
+        // one rule for dates, and one JSON key set for records, cards and samples.
+        .target(
+            name: "HealthVocabulary",
+            dependencies: ["FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards"],
+            swiftSettings: strict
+        ),
         // Outbound HTTP that resolves once, checks every address and connects to the checked one.
         .target(
             name: "OutboundHTTP",
@@ -112,7 +120,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,8 +133,8 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
-                "HealthServer", "OutboundHTTP",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthVocabulary", "SampleSignatures",
+                "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -169,8 +177,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "HealthVocabularyTests",
+            dependencies: ["HealthVocabulary", "HealthStoreCore", "ClinicalRecords", "FHIR", "SmartHealthCards", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HealthRecordsCLITests",
-            dependencies: ["healthrecords", "FHIR", "SampleSignatures", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "healthrecords", "FHIR", "ClinicalRecords", "HealthVocabulary", "SampleSignatures", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

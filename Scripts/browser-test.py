@@ -187,7 +187,7 @@ def main():
         title = submitted(driver, "submit")
         check(title.startswith("Done"), "sharing the ticked card is confirmed")
         status, got = http("POST", f"{base}/verifiable-record-requests/{creq['id']}/records", token)
-        jws = {c["id"]: c["jws"] for c in cards}
+        jws = {c["id"]: c["dataRepresentation"] for c in cards}
         check(status == 200 and [r["id"] for r in got["records"]] == [picked] and got["records"][0]["dataRepresentation"] == jws[picked],
               "the app collects exactly the ticked card, its JWS as dataRepresentation")
         status, again = http("POST", f"{base}/verifiable-record-requests/{creq['id']}/records", token)

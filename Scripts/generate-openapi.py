@@ -22,6 +22,14 @@ def q(name, desc, schema=S, required=False): return {"name": name, "in": "query"
 def p(name, desc): return {"name": name, "in": "path", "required": True, "description": desc, "schema": S}
 def body(schema): return {"required": True, "content": {"application/json": {"schema": schema}}}
 
+# The one date rule of both front ends (HealthVocabulary's DateBound).
+DATES = ("Dates are FHIR dates (2024, 2024-05, 2024-05-01), ISO 8601 date-times (a time without a zone is UTC) or seconds since 1970. "
+         "A date without a time covers its whole year, month or day: as a start it starts when that period starts, as an end it "
+         "includes all of it. A date-time or a number is an instant: included as a start, excluded as an end. A start that is not "
+         "before its end is a 400.")
+def date_from(what): return q(what[0], f"{what[1]} from (inclusive). " + DATES)
+def date_to(what): return q(what[0], f"{what[1]} to: a date includes its whole period, an instant is excluded. " + DATES)
+
 common = {"401": {"$ref": "#/components/responses/Unauthorized"}, "429": {"$ref": "#/components/responses/RateLimited"}}
 def responses(main, *extra):
     r = dict(main); r.update(common)
@@ -72,8 +80,10 @@ doc = {
         q("type", "Clinical type.", {"type": "string", "enum": clinical_types}),
         q("resourceType", "FHIR resource type, e.g. Observation."),
         q("source", "Source identifier."),
-        q("from", "Clinical date from: an ISO 8601 instant or a FHIR date (covers its whole day, month or year)."),
-        q("to", "Clinical date to, inclusive of the whole period given."),
+        date_from(("from", "Clinical date")),
+        date_to(("to", "Clinical date")),
+        date_from(("addedFrom", "When the store added the record,")),
+        date_to(("addedTo", "When the store added the record,")),
         q("limit", "The most records to return (the server caps it).", {"type": "integer", "minimum": 0}),
         q("sort", "Order: added, clinical, -added, -clinical (newest first).", {"type": "string", "enum": ["added", "clinical", "-added", "-clinical"]}),
       ],
@@ -153,7 +163,9 @@ doc = {
       "WebhookBody": obj({"url": {"type": "string", "format": "uri"}, "types": arr(S)}, required=["url"]),
       "Webhook": obj({"id": S, "url": S, "types": {"type": ["array", "null"], "items": S}}),
       "WebhookList": obj({"webhooks": arr(ref("Webhook"))}),
-      "VerifiableRecordRequestBody": obj({"recordTypes": arr(S, minItems=1), "relevantDateFrom": S, "relevantDateTo": S,
+      "VerifiableRecordRequestBody": obj({"recordTypes": arr(S, minItems=1),
+                                          "relevantDateFrom": {"type": "string", "description": "The card's relevant date from (inclusive). " + DATES},
+                                          "relevantDateTo": {"type": "string", "description": "The card's relevant date to: a date includes its whole period, an instant is excluded. " + DATES},
                                           "redirectUri": {"type": "string", "format": "uri"}}, required=["recordTypes"]),
       "VerifiableRecordRequest": obj({"id": S, "status": {"type": "string", "enum": ["pending", "completed", "collected"]}, "url": NS}),
       "VerifiableRecord": obj({"id": S, "sourceType": {"type": "string", "enum": ["SMARTHealthCard"]}, "issuerIdentifier": S, "recordTypes": arr(S),

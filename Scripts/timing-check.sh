@@ -60,7 +60,7 @@ if not empty:
     sizes = {t: len(records(t)) for t in present}
     victim = min(sizes, key=sizes.get)
     for r in records(victim):
-        subprocess.run([BIN, "delete", "--source", r["source"], "--resource-type", r["resourceType"], "--id", r["identifier"]],
+        subprocess.run([BIN, "delete", "--source", r["source"], "--resource-type", r["resourceType"], "--id", r["id"]],
                        check=True, capture_output=True)
     if records(victim, 1):
         sys.exit(f"could not empty {victim}")
@@ -73,9 +73,9 @@ A, C, D = present[0], present[1], present[2]
 B = empty[0]
 rc, rd, ra = records(C, 1)[0], records(D, 1)[0], records(A, 1)[0]
 out = dict(A=A, B=B, C=C, D=D, EMPTIED=emptied,
-           C_SOURCE=rc["source"], C_RTYPE=rc["resourceType"], C_ID=rc["identifier"],
-           D_SOURCE=rd["source"], D_RTYPE=rd["resourceType"], D_ID=rd["identifier"],
-           A_SOURCE=ra["source"], A_RTYPE=ra["resourceType"], A_ID=ra["identifier"])
+           C_SOURCE=rc["source"], C_RTYPE=rc["resourceType"], C_ID=rc["id"],
+           D_SOURCE=rd["source"], D_RTYPE=rd["resourceType"], D_ID=rd["id"],
+           A_SOURCE=ra["source"], A_RTYPE=ra["resourceType"], A_ID=ra["id"])
 for k, v in out.items():
     print(f"TIMING_{k}={shlex.quote(v)}")
 PY

@@ -13,7 +13,7 @@ import TestSupport
     func json(_ r: CommandRunner.Result) throws -> JSONValue { try JSONReader().read(r.stdout) }
 
     func ids(_ r: CommandRunner.Result) throws -> [String] {
-        try json(r).arrayValue?.compactMap { $0["identifier"]?.stringValue }.sorted() ?? []
+        try json(r).arrayValue?.compactMap { $0["id"]?.stringValue }.sorted() ?? []
     }
 
     @Test func appsSeeOnlyWhatTheyAreGrantedAndReadsAreAudited() throws {

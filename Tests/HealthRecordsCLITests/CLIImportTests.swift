@@ -32,7 +32,7 @@ import TestSupport
         #expect(r.stderr.contains("bad.json"))
         #expect(r.stderr.contains("byte 38"))
         let listed = try json(try cli.run(["records", "--json"]))
-        #expect(listed.arrayValue?.map { $0["identifier"]?.stringValue } == ["c1"])
+        #expect(listed.arrayValue?.map { $0["id"]?.stringValue } == ["c1"])
         #expect(try cli.run(["import"]).status == 2)
         #expect(try cli.run(["records", "--type", "nonsense"]).status == 2)
         #expect(try cli.run(["records", "--limit", "-3"]).status == 2)
@@ -44,9 +44,12 @@ import TestSupport
         #expect(try cli.run(["import", path, "--source", "lab"]).status == 0)
         let list = try json(try cli.run(["records", "--type", "lab-result", "--json"]))
         let first = try #require(list.arrayValue?.first?.objectValue)
-        #expect(first.keys == ["source", "resourceType", "identifier", "clinicalType", "displayName", "fhirVersion", "clinicalDate", "addedDate"])
+        #expect(first.keys == [
+            "source", "sourceName", "resourceType", "id", "clinicalType", "displayName", "fhirVersion", "clinicalDate", "addedDate", "resource",
+        ])
         #expect(first.string("source") == "lab")
         #expect(first.string("clinicalType") == "lab-result")
+        #expect(first["resource"]?["id"]?.stringValue == first.string("id"))
         let table = try cli.run(["records"])
         #expect(table.output.contains("lab-result"))
         #expect(table.output.contains("1 record"))
@@ -67,12 +70,14 @@ import TestSupport
         #expect(try cli.run(["import", dir.path("a.json"), "--source", "s"]).status == 0)
         let all = try json(try cli.run(["changes", "--type", "condition", "--json"]))
         #expect(all["added"]?.arrayValue?.count == 2)
-        let anchor = try #require(all["anchor"]?.numberValue?.text)
+        let anchor = try #require(all["anchor"]?.stringValue)
+        #expect(all["added"]?.arrayValue?.allSatisfy { $0["anchor"]?.stringValue != nil } == true)
         #expect(try cli.run(["delete", "--source", "s", "--resource-type", "Condition", "--id", "c1"]).status == 0)
         let since = try json(try cli.run(["changes", "--type", "condition", "--anchor", anchor, "--json"]))
         #expect(since["added"]?.arrayValue?.isEmpty == true)
-        #expect(since["deleted"]?.arrayValue?.map { $0["identifier"]?.stringValue } == ["c1"])
-        #expect(since["anchor"]?.numberValue?.intValue == Int(anchor)! + 1)
+        #expect(since["deleted"]?.arrayValue?.map { $0["id"]?.stringValue } == ["c1"])
+        #expect(since["deleted"]?[0]?["anchor"]?.stringValue == String(Int(anchor)! + 1))
+        #expect(since["anchor"]?.stringValue == String(Int(anchor)! + 1))
     }
 
     @Test func printsTheImmunizationChecklist() throws {

@@ -34,7 +34,7 @@ struct CLIPostgresTests {
         #expect((labs.arrayValue?.count ?? 0) > 0)
         let all = try json(try cli.run(["changes", "--postgres", url, "--json"]))
         #expect(all["added"]?.arrayValue?.count == inserted)
-        let anchor = try #require(all["anchor"]?.numberValue?.text)
+        let anchor = try #require(all["anchor"]?.stringValue)
         let source = "Luigi_Wiegand_e27d88b0-c5e5-4042-ad49-184f6a900ee3.json"
         let deleted = try cli.run(["delete", "--source", source, "--postgres", url])
         #expect(deleted.status == 0, "\(deleted.stderr)")
@@ -43,7 +43,7 @@ struct CLIPostgresTests {
         #expect(try json(try cli.run(["records", "--postgres", url, "--json"])).arrayValue?.isEmpty == true)
         // Another person in the same database has nothing.
         let other = (Self.serverURL ?? "") + ((Self.serverURL ?? "").contains("?") ? "&" : "?") + "person=cli-\(UUID().uuidString)"
-        #expect(try json(try cli.run(["changes", "--postgres", other, "--json"]))["anchor"]?.numberValue?.intValue == 0)
+        #expect(try json(try cli.run(["changes", "--postgres", other, "--json"]))["anchor"]?.stringValue == "0")
     }
 
     @Test func appsAndAnEncryptedStoreWorkThroughPostgres() throws {
@@ -63,7 +63,7 @@ struct CLIPostgresTests {
         let app = try #require(try json(reg)["appId"]?.stringValue)
         #expect(try cli.run(["apps", "grant", app, "--allow", "condition", "--deny", "allergy", "--new-data", "share", "--postgres", url]).status == 0)
         let seen = try json(try cli.run(["records", "--as-app", app, "--postgres", url, "--json"]))
-        #expect(seen.arrayValue?.compactMap { $0["identifier"]?.stringValue } == ["c1"])
+        #expect(seen.arrayValue?.compactMap { $0["id"]?.stringValue } == ["c1"])
         #expect(try cli.run(["lock", "--postgres", url]).status == 0)
         #expect(try cli.run(["records", "--postgres", url]).status == 1)
     }

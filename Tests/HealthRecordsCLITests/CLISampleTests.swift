@@ -72,7 +72,7 @@ import TestSupport
         #expect(all.arrayValue?.map { $0["type"]?.stringValue } == ["blood-glucose", "heart-rate", "body-mass"])
         let first = try #require(all[0]?.objectValue)
         #expect(first.keys == [
-            "uuid", "type", "typeIdentifier", "value", "unit", "startDate", "endDate", "source", "device", "metadata", "signature",
+            "id", "type", "typeIdentifier", "value", "unit", "startDate", "endDate", "source", "sourceName", "device", "metadata", "signature",
             "addedDate", "anchor",
         ])
         let march = try json(try cli.run(["samples", "--from", "2026-03", "--to", "2026-03", "--json"]))
@@ -129,7 +129,7 @@ import TestSupport
         #expect(before.output.contains("2 valid, 0 tampered, 1 invalid, 1 unsigned"))
 
         // Change the stored value behind the store's back (the plain sealer stores it as text).
-        let uuid = try #require(tampered["uuid"]?.stringValue)
+        let uuid = try #require(tampered["id"]?.stringValue)
         let queue = try DatabaseQueue(path: dir.path("store.sqlite"))
         let changed = try queue.write { db -> Int in
             try db.execute(sql: "UPDATE quantity_sample SET value = ? WHERE value = ?", arguments: [Data("6.10".utf8), Data("5.40".utf8)])
@@ -143,12 +143,12 @@ import TestSupport
             #expect(r.status == 1)
             let report = try json(r)
             let results = try #require(report["results"]?.arrayValue)
-            let byUUID = Dictionary(uniqueKeysWithValues: results.map { ($0["uuid"]?.stringValue ?? "", $0) })
+            let byUUID = Dictionary(uniqueKeysWithValues: results.map { ($0["id"]?.stringValue ?? "", $0) })
             #expect(byUUID[uuid]?["result"]?.stringValue == "tampered")
             #expect(byUUID[uuid]?["fields"]?.arrayValue == [.string("value")])
             #expect(byUUID[uuid]?["value"]?.stringValue == "6.10")
-            #expect(byUUID[untouched["uuid"]?.stringValue ?? ""]?["result"]?.stringValue == "valid")
-            let invalid = byUUID[try json(garbage)["uuid"]?.stringValue ?? ""]
+            #expect(byUUID[untouched["id"]?.stringValue ?? ""]?["result"]?.stringValue == "valid")
+            let invalid = byUUID[try json(garbage)["id"]?.stringValue ?? ""]
             #expect(invalid?["result"]?.stringValue == "invalid")
             #expect(invalid?["reason"]?.stringValue?.contains("malformed DER") == true)
             #expect(report["valid"]?.numberValue?.intValue == 1)

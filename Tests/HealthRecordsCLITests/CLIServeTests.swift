@@ -12,28 +12,10 @@ import FoundationNetworking
 
     @Test func serveListensPrintsTheSignInLinkAndStopsOnSIGTERM() async throws {
         let tokenFile = try dir.write("person.token", "cli-test-person-token-0123456789\n")
-        let process = Process()
-        process.executableURL = CommandRunner.executable
-        process.arguments = ["serve", "--port", "0", "--store", dir.path("store.sqlite"), "--person-token-file", tokenFile, "--log-level", "error"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["HEALTHRECORDS_PASSPHRASE"] = nil
-        environment["XDG_RUNTIME_DIR"] = dir.url.path
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-        var text = ""
-        while !text.contains("OpenAPI: ") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        let lines = text.split(separator: "\n").map(String.init)
-        let base = try #require(lines.first { $0.hasPrefix("Listening on http://127.0.0.1:") }?.dropFirst("Listening on ".count))
-        #expect(lines.contains("Person's pages: \(base)/login?token=cli-test-person-token-0123456789"))
+        let server = try ServeProcess(
+            ["--store", dir.path("store.sqlite"), "--person-token-file", tokenFile, "--log-level", "error"], environment: ["XDG_RUNTIME_DIR": dir.url.path])
+        let base = server.base
+        #expect(server.lines.contains("Person's pages: \(base)/login?token=cli-test-person-token-0123456789"))
 
         let (body, response) = try await URLSession.shared.data(from: URL(string: "\(base)/health")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
@@ -41,10 +23,10 @@ import FoundationNetworking
         let (_, unauthorized) = try await URLSession.shared.data(from: URL(string: "\(base)/records")!)
         #expect((unauthorized as? HTTPURLResponse)?.statusCode == 401)
 
-        kill(process.processIdentifier, SIGTERM)
-        for _ in 0..<300 where process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        server.terminate()
+        for _ in 0..<300 where server.process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!server.process.isRunning)
+        #expect(server.process.terminationStatus == 0)
     }
 
     @Test func badServeOptionsAreUsageErrors() throws {

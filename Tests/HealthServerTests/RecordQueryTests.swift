@@ -55,7 +55,16 @@ import Testing
             #expect(try await ids("from=2020-02-01&to=2020-02") == ["c1"])
             #expect(try await ids("source=clinic%2Fnorth&type=condition") == ["c1"])
             #expect(try await ids("source=elsewhere").isEmpty)
-            for bad in ["type=nonsense", "limit=-1", "sort=name", "from=yesterday", "resourceType=not%20a%20type", "from=2021&to=2020"] {
+            // One date rule with the CLI: a date `to` includes its day, an instant `to` is exclusive.
+            #expect(try await ids("type=lab-result&to=2020-03-01") == ["l1", "l2"])
+            #expect(try await ids("type=lab-result&to=2020-03-01T00:00:00Z").isEmpty)
+            #expect(try await ids("type=lab-result&from=2020-03-01T00:00:00Z&to=1583020801") == ["l1", "l2"])
+            #expect(try await ids("type=condition&addedFrom=2000&addedTo=2100") == ["c1"])
+            #expect(try await ids("type=condition&addedTo=2000").isEmpty)
+            for bad in [
+                "type=nonsense", "limit=-1", "sort=name", "from=yesterday", "resourceType=not%20a%20type", "from=2021&to=2020", "addedTo=soon",
+                "type=condition&type=allergy", "to=2020-03-01T00:00:00Z&from=2020-03-01T00:00:00Z",
+            ] {
                 let r = try await client.call(.get, "/records?\(bad)", token: token)
                 #expect(r.status == .badRequest, "\(bad)")
                 #expect(try r.object()["error"] as? String == "invalid_request")

@@ -1,5 +1,6 @@
 import FHIR
 import Foundation
+import HealthVocabulary
 import Hummingbird
 
 /// Why an app API request failed: a status, an OAuth2-style error code and, for argument
@@ -67,7 +68,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseError {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var members: [(String, ResponseJSON)] = [("error", .string(code))]
+        var members: [(String, EncodedJSON)] = [("error", .string(code))]
         if let message { members.append(("message", .string(message))) }
         var response = JSONResponse.make(.object(members), status: status)
         switch self {
@@ -82,7 +83,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseError {
 
 /// JSON responses: `application/json`, never cached (they carry health data).
 enum JSONResponse {
-    static func make(_ json: ResponseJSON, status: HTTPResponse.Status = .ok) -> Response {
+    static func make(_ json: EncodedJSON, status: HTTPResponse.Status = .ok) -> Response {
         let bytes = json.bytes
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"

@@ -1,5 +1,6 @@
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 
 /// Asking the person for types (HealthKit's authorization sheet) and the request status.
@@ -22,7 +23,9 @@ struct AuthorizationRoutes {
         group.post("/authorization-requests") { request, context -> Response in
             let view = try context.app()
             let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
-            let types = try registeredTypes(body.types, view: view, parameter: "types")
+            var parameters = QueryParameters()
+            parameters[.types] = body.types
+            let types = try registeredTypes(parameters, view: view)
             let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
             var initial = AuthorizationRequest.State.pending
             if try await view.requestStatus(for: Set(types)) == .unnecessary {
@@ -41,24 +44,24 @@ struct AuthorizationRoutes {
         }
         group.get("/authorization-status") { request, context -> Response in
             let view = try context.app()
-            let types = try registeredTypes(RequestParsing.list("types", in: request), view: view, parameter: "types")
+            let types = try registeredTypes(RequestParsing.parameters(request), view: view)
             let status = try await view.requestStatus(for: Set(types))
             return JSONResponse.make(.object([("status", .string(status.rawValue))]))
         }
     }
 
-    /// Types the app named, each one it registered for.
-    private func registeredTypes(_ names: [String], view: AppView, parameter: String) throws(APIError) -> [HealthDataType] {
-        let types = try RequestParsing.dataTypes(names, parameter: parameter)
-        guard !types.isEmpty else { throw .invalidRequest("\(parameter) must name at least one type") }
+    /// The types the app named in `types`, each one it registered for.
+    private func registeredTypes(_ parameters: QueryParameters, view: AppView) throws -> [HealthDataType] {
+        let types = try parameters.dataTypes()
+        guard !types.isEmpty else { throw ParameterError.missing(.types) }
         for t in types where !view.app.requestedTypes.contains(t) {
-            throw .invalidRequest("\(parameter): the app is not registered to read \(t.name)")
+            throw APIError.invalidRequest("types: the app is not registered to read \(t.name)")
         }
         return types
     }
 
-    private func json(_ r: AuthorizationRequest) -> ResponseJSON {
-        var members: [(String, ResponseJSON)] = [("id", .string(r.id))]
+    private func json(_ r: AuthorizationRequest) -> EncodedJSON {
+        var members: [(String, EncodedJSON)] = [("id", .string(r.id))]
         switch r.state {
         case .pending: members += [("status", .string("pending")), ("url", .string(state.baseURL + "/consent/" + r.id))]
         case .completed: members += [("status", .string("completed")), ("url", .null)]

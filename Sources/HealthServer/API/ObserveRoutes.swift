@@ -1,6 +1,7 @@
 import ClinicalRecords
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 import ServiceLifecycle
 
@@ -25,13 +26,11 @@ struct ObserveRoutes {
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/observe") { request, context -> Response in
             let view = try context.app()
-            var types: Set<ClinicalType>? = nil
-            let names = RequestParsing.list("types", in: request)
-            if !names.isEmpty {
-                types = []
-                for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
-            }
-            let anchor = try RequestParsing.anchor(request.headers[HeaderName.lastEventID] ?? request.uri.queryParameters.get("anchor"), view: view)
+            var parameters = RequestParsing.parameters(request)
+            let types = try parameters.clinicalTypes()
+            // A reconnecting EventSource names where it was in Last-Event-ID; it wins over `anchor`.
+            if let lastEventID = request.headers[HeaderName.lastEventID] { parameters.set(.anchor, lastEventID) }
+            let anchor = try AnchorCoding.app(view).anchor(in: parameters)
             let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
             guard let streamID = state.openStream(appID: view.app.id, revision: context.accessRevision, end: { sink.finish() }) else {
                 throw APIError.conflict("too many open event streams")
@@ -88,7 +87,7 @@ struct ObserveRoutes {
     /// One event: the changed types and the app's new anchor, as its opaque token.
     static func event(_ change: StoreChange, view: AppView) -> String {
         let token = view.anchorToken(change.anchor)
-        let data = ResponseJSON.object([("types", .array(change.types.sorted().map { .string($0.name) })), ("anchor", .string(token))])
+        let data = EncodedJSON.object([("types", .array(change.types.sorted().map { .string($0.name) })), ("anchor", .string(token))])
         return "id: \(token)\nevent: change\ndata: \(String(decoding: data.bytes, as: UTF8.self))\n\n"
     }
 }

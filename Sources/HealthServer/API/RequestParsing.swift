@@ -1,7 +1,6 @@
-import ClinicalRecords
-import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 
 /// Reading parameters and bodies of app requests, with errors that name what is wrong.
@@ -21,50 +20,11 @@ enum RequestParsing {
         }
     }
 
-    /// Every value of a list parameter: repeated (`types=a&types=b`) or comma-separated.
-    static func list(_ name: String, in request: Request) -> [String] {
-        request.uri.queryParameters.getAll(name).flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-            .filter { !$0.isEmpty }
+    /// The URL query's parameters, for the vocabulary's parsers (every value of a repeated name).
+    static func parameters(_ request: Request) -> QueryParameters {
+        QueryParameters(request.uri.queryParameters.map { (String($0.key), String($0.value)) })
     }
 
-    /// Grantable type names (`lab-result`, `blood-glucose` or HealthKit identifiers).
-    static func dataTypes(_ names: [String], parameter: String) throws(APIError) -> [HealthDataType] {
-        var out: [HealthDataType] = []
-        for n in names {
-            guard let t = HealthDataType(name: n) else { throw .invalidRequest("\(parameter): unknown type \(n)") }
-            if !out.contains(t) { out.append(t) }
-        }
-        return out.sorted()
-    }
-
-    /// A clinical type name.
-    static func clinicalType(_ name: String?, parameter: String = "type") throws(APIError) -> ClinicalType? {
-        guard let name else { return nil }
-        guard let t = ClinicalType(name: name) else { throw .invalidRequest("\(parameter): unknown clinical type \(name)") }
-        return t
-    }
-
-    /// A non-negative `limit`, cut to the server's cap; the cap when absent.
-    static func limit(_ text: String?, cap: Int) throws(APIError) -> Int {
-        guard let text else { return cap }
-        guard let n = Int(text), n >= 0 else { throw .invalidRequest("limit must be a non-negative integer") }
-        return min(n, cap)
-    }
-
-    /// An anchor from `GET /changes` or an event id.
-    static func anchor(_ text: String?, view: AppView) throws(APIError) -> QueryAnchor? {
-        guard let text, !text.isEmpty else { return nil }
-        do { return try view.anchor(token: text) } catch { throw .invalidRequest("anchor must be an anchor this server returned") }
-    }
-
-    /// A date parameter: an ISO 8601 instant or a FHIR date, as the period it covers.
-    static func period(_ text: String?, parameter: String) throws(APIError) -> DateInterval? {
-        guard let text else { return nil }
-        guard let p = ISO8601.period(text) else { throw .invalidRequest("\(parameter) must be an ISO 8601 date or date-time") }
-        return p
-    }
-
-    /// An app's redirect URI: absolute http(s).
     /// A redirect URI the app registered, compared exactly (RFC 6749 §3.1.2, simple string
     /// comparison): the consent pages send the person nowhere else.
     static func redirectURI(_ text: String?, app: AppRegistration) throws(APIError) -> URL? {

@@ -1,5 +1,6 @@
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 
 /// Verifiable records, one time only (HealthKit's `HKVerifiableClinicalRecordQuery`): no
@@ -27,19 +28,13 @@ struct VerifiableRecordRoutes {
         group.post("/verifiable-record-requests") { request, context -> Response in
             let view = try context.app()
             let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
-            let types = body.recordTypes.filter { !$0.isEmpty }
-            guard !types.isEmpty else { throw APIError.invalidRequest("recordTypes must name at least one type") }
-            let from = try RequestParsing.period(body.relevantDateFrom, parameter: "relevantDateFrom")
-            let to = try RequestParsing.period(body.relevantDateTo, parameter: "relevantDateTo")
-            var interval: DateInterval? = nil
-            if from != nil || to != nil {
-                let start = from?.start ?? .distantPast
-                let end = to?.end ?? .distantFuture
-                guard start <= end else { throw APIError.invalidRequest("relevantDateFrom is after relevantDateTo") }
-                interval = DateInterval(start: start, end: end)
-            }
+            var parameters = QueryParameters()
+            parameters[.recordTypes] = body.recordTypes
+            parameters.set(.relevantDateFrom, body.relevantDateFrom)
+            parameters.set(.relevantDateTo, body.relevantDateTo)
+            let query = try VerifiableRecordQuery(parameters: parameters, requireRecordTypes: true)
             let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
-            let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: types, relevantDate: interval)
+            let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: query.recordTypes, relevantDate: query.relevantDate)
             guard let r = state.pending.addCards(vr, redirectURI: redirect) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")
             }
@@ -61,11 +56,11 @@ struct VerifiableRecordRoutes {
             do { cards = try await view.takeSharedCards(token: token) } catch ConsentError.invalidShareToken {
                 throw APIError.conflict("the records were collected already")
             }
-            return JSONResponse.make(.object([("records", .array(cards.map(RecordJSON.card)))]))
+            return JSONResponse.make(.object([("records", CardJSON.list(cards, for: .app))]))
         }
     }
 
-    private func json(_ r: CardRequest) -> ResponseJSON {
+    private func json(_ r: CardRequest) -> EncodedJSON {
         switch r.state {
         case .pending: return .object([("id", .string(r.id)), ("status", .string("pending")), ("url", .string(state.baseURL + "/share/" + r.id))])
         case .shared: return .object([("id", .string(r.id)), ("status", .string("completed")), ("url", .null)])

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 
 /// Background delivery (HealthKit's background delivery, over HTTP): see ``Webhooks``.
@@ -19,11 +20,9 @@ struct WebhookRoutes {
         group.post("/webhooks") { request, context -> Response in
             let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
             guard let url = URL(string: body.url) else { throw APIError.invalidRequest("url is not a URL") }
-            var types: Set<ClinicalType>? = nil
-            if let names = body.types, !names.isEmpty {
-                types = []
-                for n in names { types?.insert(try RequestParsing.clinicalType(n, parameter: "types")!) }
-            }
+            var parameters = QueryParameters()
+            parameters[.types] = body.types ?? []
+            let types = try parameters.clinicalTypes()
             let r = try await state.webhooks.register(view: try context.app(), revision: context.accessRevision, url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
             return JSONResponse.make(Self.json(r), status: .created)
         }
@@ -37,7 +36,7 @@ struct WebhookRoutes {
         }
     }
 
-    static func json(_ r: WebhookRegistration) -> ResponseJSON {
+    static func json(_ r: WebhookRegistration) -> EncodedJSON {
         .object([
             ("id", .string(r.id)), ("url", .string(r.url.absoluteString)),
             ("types", r.types.map { .array($0.sorted().map { .string($0.name) }) } ?? .null),

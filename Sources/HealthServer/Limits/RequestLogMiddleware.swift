@@ -1,10 +1,11 @@
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 import Logging
 
 /// One structured log line per request — method, route pattern, status, milliseconds, app
-/// id — and the mapping of store errors to responses. Nothing that could be health data is
+/// id — and the mapping of parameter and store errors to responses. Nothing that could be health data is
 /// logged: not the path (it names sources and record ids), not the query, not bodies, not
 /// error messages from the store (only their kind).
 struct RequestLogMiddleware: RouterMiddleware {
@@ -33,6 +34,11 @@ struct RequestLogMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             status = error.status.code
             throw error
+        } catch let error as ParameterError {
+            // A bad parameter, as the vocabulary read it: the message names it and its value.
+            let mapped = APIError.invalidRequest(error.message())
+            status = mapped.status.code
+            throw mapped
         } catch let error as HealthStoreError {
             let mapped: APIError
             switch error {

@@ -1,5 +1,6 @@
 import FHIR
 import Foundation
+import HealthVocabulary
 import Logging
 import Synchronization
 
@@ -30,7 +31,7 @@ public struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         var members: [JSONMember] = [
-            JSONMember("time", .string(ISO8601.string(Date()))), JSONMember("level", .string(event.level.rawValue)),
+            JSONMember("time", .string(InstantText.string(Date()))), JSONMember("level", .string(event.level.rawValue)),
             JSONMember("label", .string(label)), JSONMember("message", .string(event.message.description)),
         ]
         for key in merged.keys.sorted() { members.append(JSONMember(key, .string(merged[key]!.description))) }

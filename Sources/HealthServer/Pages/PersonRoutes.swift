@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Hummingbird
 import SmartHealthCards
 
@@ -149,6 +150,6 @@ struct PersonRoutes {
     }
 
     static func shortDate(_ d: FHIRDate?) -> String { d.map { String($0.text.prefix(10)) } ?? "—" }
-    static func shortDate(_ d: Date) -> String { String(ISO8601.string(d).prefix(10)) }
-    static func dateTime(_ d: Date) -> String { String(ISO8601.string(d).prefix(16)).replacingOccurrences(of: "T", with: " ") }
+    static func shortDate(_ d: Date) -> String { String(InstantText.string(d).prefix(10)) }
+    static func dateTime(_ d: Date) -> String { String(InstantText.string(d).prefix(16)).replacingOccurrences(of: "T", with: " ") }
 }

@@ -3,6 +3,7 @@ import Crypto
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Logging
 import OutboundHTTP
 import Synchronization
@@ -158,7 +159,7 @@ struct Delivery: Sendable {
     private func deliver(_ registration: WebhookRegistration, view: AppView, after start: QueryAnchor) async {
         for await change in view.observe(types: registration.types, after: start, pollInterval: pollInterval) {
             if Task.isCancelled { break }
-            let body = Data(ResponseJSON.object([
+            let body = Data(EncodedJSON.object([
                 ("webhook", .string(registration.id)),
                 ("types", .array(change.types.sorted().map { .string($0.name) })),
                 ("anchor", .string(view.anchorToken(change.anchor))),

@@ -3,42 +3,24 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 
-extension ClinicalType: ExpressibleByArgument {
-    public init?(argument: String) { self.init(name: argument) }
-    public static var allValueStrings: [String] { allCases.map(\.name) }
-}
-
-extension RecordSort.Key: ExpressibleByArgument {}
-
-/// A date on the command line: a FHIR date (`2020`, `2020-03`, `2020-03-04`), an ISO 8601
-/// date-time, or seconds since 1970.
+/// A date on the command line that is one instant, not a range (a sample's start, a card's
+/// expiry): read as the vocabulary reads dates (``DateBound``), a date standing for its first
+/// instant.
 struct DateArgument: ExpressibleByArgument, Sendable {
-    let date: FHIRDate?
     let instant: Date
 
     init?(argument: String) {
-        if let d = FHIRDate(argument) {
-            date = d
-            instant = d.date
-        } else if let seconds = Double(argument), seconds.isFinite {
-            date = nil
-            instant = Date(timeIntervalSince1970: seconds)
-        } else {
-            return nil
-        }
+        guard let bound = DateBound(argument) else { return nil }
+        instant = bound.start
     }
-
-    /// The first instant after the whole date (so `--to 2020-03-04` includes that day).
-    var endOfPeriod: Date { date?.interval.end ?? instant }
 }
 
 extension QuantityType: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
     public static var allValueStrings: [String] { allCases.map(\.name) }
 }
-
-extension SampleSort.Key: ExpressibleByArgument {}
 
 /// A `KEY=VALUE` pair on the command line (sample metadata).
 struct KeyValueArgument: ExpressibleByArgument, Sendable {

@@ -1,23 +1,28 @@
 import ArgumentParser
 import ClinicalRecords
-import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 
 struct ChangesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "changes", abstract: "What was added, changed or deleted since an anchor (an anchored query).")
+        commandName: "changes", abstract: "What was added, changed or deleted since an anchor (an anchored query).",
+        discussion: """
+            Anchors are the store's positions ("120"); with --as-app they are the app's own opaque \
+            tokens, exactly as GET /changes hands them to the app. --json writes what GET /changes \
+            returns.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "Clinical type.")
-    var type: ClinicalType?
+    @Option(help: "Clinical type.", completion: .list(ClinicalType.allCases.map(\.name)))
+    var type: String?
 
     @Option(help: "The anchor returned by the previous call; omit for everything.")
-    var anchor: Int64?
+    var anchor: String?
 
     @Option(help: "The most changes to return.")
-    var limit: Int?
+    var limit: String?
 
     @Flag(help: "Print machine-readable JSON.")
     var json = false
@@ -25,36 +30,20 @@ struct ChangesCommand: AsyncParsableCommand {
     @Option(help: "Query through this app's grants (the app's own anchors).")
     var asApp: String?
 
-    func validate() throws {
-        if let anchor, anchor < 0 { throw ValidationError("--anchor must not be negative") }
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-    }
-
     func run() async throws {
+        var p = OptionParameters()
+        p.set(.type, type)
+        p.set(.anchor, anchor)
+        p.set(.limit, limit)
         let store = try await storeOptions.open()
-        let query = AnchoredQuery(type: type, anchor: anchor.map(QueryAnchor.init(rawValue:)), limit: limit)
+        var view: AppView?
+        if let asApp { view = try await consentWork { try await ConsentManager(store: store).view(appID: asApp) } }
+        let anchors = view.map(AnchorCoding.app) ?? .store
+        let query = try p.parse { p throws(ParameterError) in try AnchoredQuery(parameters: p, anchors: anchors) }
         let result: AnchoredQueryResult
-        if let asApp {
-            let view = try await consentWork { try await ConsentManager(store: store).view(appID: asApp) }
-            result = try await view.changes(query)
-        } else {
-            result = try await store.changes(query)
-        }
+        if let view { result = try await view.changes(query) } else { result = try await store.changes(query) }
         if json {
-            let deleted: [JSONValue] = result.deleted.map { d in
-                .object(JSONObject([
-                    "source": .string(d.identity.source),
-                    "resourceType": .string(d.identity.resourceType.rawValue),
-                    "identifier": .string(d.identity.identifier),
-                    "clinicalType": .string(d.clinicalType.name),
-                    "deletedDate": JSONOutput.date(d.deletedDate),
-                ]))
-            }
-            JSONOutput.print(.object(JSONObject([
-                "added": .array(result.added.map(JSONOutput.record)),
-                "deleted": .array(deleted),
-                "anchor": .number(JSONNumber(uncheckedText: String(result.anchor.rawValue))),
-            ])))
+            JSONOutput.print(RecordJSON.changes(result, anchors: anchors))
             return
         }
         var table = TextTable("change", "type", "name", "resource", "source")
@@ -65,6 +54,6 @@ struct ChangesCommand: AsyncParsableCommand {
             table.add("deleted", d.clinicalType.name, "", "\(d.identity.resourceType)/\(d.identity.identifier)", d.identity.source)
         }
         print(table.rendered)
-        print("anchor: \(result.anchor)")
+        print("anchor: \(anchors.encode(result.anchor))")
     }
 }

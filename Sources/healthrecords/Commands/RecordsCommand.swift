@@ -1,17 +1,23 @@
 import ArgumentParser
 import ClinicalRecords
-import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 
 struct RecordsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "records", abstract: "List clinical records, filtered like a HealthKit sample query.")
+        commandName: "records", abstract: "List clinical records, filtered like a HealthKit sample query.",
+        discussion: """
+            Dates are FHIR dates (2024, 2024-05, 2024-05-01), ISO 8601 date-times or seconds since \
+            1970. A date without a time covers its whole year, month or day, so --to 2024-05-01 \
+            includes 1 May; an instant --to is exclusive. --json writes each record as GET /records \
+            does, its FHIR resource inline.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "Clinical type: \(ClinicalType.allValueStrings.joined(separator: ", ")).")
-    var type: ClinicalType?
+    @Option(help: "Clinical type: \(ClinicalType.allCases.map(\.name).joined(separator: ", ")).", completion: .list(ClinicalType.allCases.map(\.name)))
+    var type: String?
 
     @Option(help: "FHIR resource type, e.g. Observation.")
     var resourceType: String?
@@ -19,17 +25,19 @@ struct RecordsCommand: AsyncParsableCommand {
     @Option(help: "Source identifier.")
     var source: String?
 
-    @Option(help: "Clinical date from (FHIR date, ISO 8601 or epoch seconds).")
-    var from: DateArgument?
+    @Option(help: "Clinical date from (inclusive).")
+    var from: String?
 
-    @Option(help: "Clinical date to, inclusive of the whole day/month/year given.")
-    var to: DateArgument?
+    @Option(help: "Clinical date to: a date includes its whole period, an instant is exclusive.")
+    var to: String?
+
+    @OptionGroup var added: AddedDateOptions
 
     @Option(help: "The most records to list.")
-    var limit: Int?
+    var limit: String?
 
-    @Option(help: "Order by: added or clinical.")
-    var sort: RecordSort.Key = .added
+    @Option(help: "Order by: added or clinical.", completion: .list(RecordSort.Key.allCases.map(\.rawValue)))
+    var sort = RecordSort.Key.added.rawValue
 
     @Flag(help: "Newest first.")
     var descending = false
@@ -40,20 +48,26 @@ struct RecordsCommand: AsyncParsableCommand {
     @Option(help: "Query through this app's grants (what the app would see).")
     var asApp: String?
 
-    func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-        if let resourceType, !FHIRResourceType(resourceType).isWellFormed { throw ValidationError("--resource-type is not a FHIR type name") }
+    /// The options as a record query, read by the vocabulary the server uses.
+    func query() throws(CommandFailure) -> RecordQuery {
+        var p = OptionParameters()
+        p.set(.type, type)
+        p.set(.resourceType, resourceType)
+        p.set(.source, source)
+        p.set(.from, from)
+        p.set(.to, to)
+        added.add(to: &p)
+        p.set(.limit, limit)
+        p.set(.sort, sort)
+        var query = try p.parse { p throws(ParameterError) in try RecordQuery(parameters: p) }
+        // `--descending` is the CLI's spelling of the API's `-` prefix.
+        if descending { query.sort.ascending = false }
+        return query
     }
 
     func run() async throws {
+        let query = try query()
         let store = try await storeOptions.open()
-        var predicates: [RecordPredicate] = []
-        if let resourceType { predicates.append(.fhirResourceType(FHIRResourceType(resourceType))) }
-        if let source { predicates.append(.source(source)) }
-        if from != nil || to != nil { predicates.append(.clinicalDate(from: from?.instant, to: to?.endOfPeriod)) }
-        let query = RecordQuery(
-            type: type, predicate: predicates.isEmpty ? nil : .and(predicates), limit: limit,
-            sort: RecordSort(sort, ascending: !descending))
         let records: [ClinicalRecord]
         if let asApp {
             let view = try await consentWork { try await ConsentManager(store: store).view(appID: asApp) }
@@ -62,7 +76,7 @@ struct RecordsCommand: AsyncParsableCommand {
             records = try await store.records(query)
         }
         if json {
-            JSONOutput.print(.array(records.map(JSONOutput.record)))
+            JSONOutput.print(RecordJSON.list(records))
             return
         }
         var table = TextTable("type", "date", "name", "resource", "source")

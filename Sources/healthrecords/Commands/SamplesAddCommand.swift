@@ -3,6 +3,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import SampleSignatures
 
 struct SamplesAddCommand: AsyncParsableCommand {
@@ -88,10 +89,10 @@ struct SamplesAddCommand: AsyncParsableCommand {
         }
         if json {
             if let stored = outcome.saved.first {
-                JSONOutput.print(JSONOutput.sample(stored))
+                JSONOutput.print(SampleJSON.sample(stored))
             } else {
                 let existing = try await store.samples(QuantitySampleQuery(type: nil, predicate: .uuids([sample.uuid])))
-                JSONOutput.print(existing.first.map(JSONOutput.sample) ?? .null)
+                JSONOutput.print(existing.first.map { SampleJSON.sample($0) } ?? .null)
             }
             return
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 
 struct SamplesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,24 +13,29 @@ struct SamplesCommand: AsyncParsableCommand {
 
 /// The filters `samples` and `samples verify` share.
 struct SampleFilterOptions: ParsableArguments {
-    @Option(help: "Quantity type: \(QuantityType.allValueStrings.joined(separator: ", ")).")
-    var type: QuantityType?
+    @Option(help: "Quantity type: \(QuantityType.allValueStrings.joined(separator: ", ")).", completion: .list(QuantityType.allValueStrings))
+    var type: String?
 
     @Option(help: "Only samples saved by this source.")
     var source: String?
 
-    @Option(help: "Start date from (FHIR date, ISO 8601 or epoch seconds).")
-    var from: DateArgument?
+    @Option(help: "Start date from (inclusive; FHIR date, ISO 8601 or epoch seconds).")
+    var from: String?
 
-    @Option(help: "Start date to, inclusive of the whole day/month/year given.")
-    var to: DateArgument?
+    @Option(help: "Start date to: a date includes its whole period, an instant is exclusive.")
+    var to: String?
 
-    /// The filters as a predicate.
-    var predicate: SamplePredicate? {
-        var predicates: [SamplePredicate] = []
-        if let source { predicates.append(.source(source)) }
-        if from != nil || to != nil { predicates.append(.startDate(from: from?.instant, to: to?.endOfPeriod)) }
-        return predicates.isEmpty ? nil : .and(predicates)
+    @OptionGroup var added: AddedDateOptions
+
+    /// The filters under the vocabulary's parameter names.
+    var parameters: OptionParameters {
+        var p = OptionParameters()
+        p.set(.type, type)
+        p.set(.source, source)
+        p.set(.from, from)
+        p.set(.to, to)
+        added.add(to: &p)
+        return p
     }
 }
 
@@ -40,10 +46,10 @@ struct SamplesListCommand: AsyncParsableCommand {
     @OptionGroup var filter: SampleFilterOptions
 
     @Option(help: "The most samples to list.")
-    var limit: Int?
+    var limit: String?
 
-    @Option(help: "Order by: start or added.")
-    var sort: SampleSort.Key = .start
+    @Option(help: "Order by: start or added.", completion: .list(SampleSort.Key.allCases.map(\.rawValue)))
+    var sort = SampleSort.Key.start.rawValue
 
     @Flag(help: "Newest first.")
     var descending = false
@@ -51,16 +57,17 @@ struct SamplesListCommand: AsyncParsableCommand {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
-    func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-    }
-
     func run() async throws {
+        var p = filter.parameters
+        p.set(.limit, limit)
+        p.set(.sort, sort)
+        var query = try p.parse { p throws(ParameterError) in try QuantitySampleQuery(parameters: p) }
+        // `--descending` is the CLI's spelling of the API's `-` prefix.
+        if descending { query.sort.ascending = false }
         let store = try await storeOptions.open()
-        let samples = try await store.samples(
-            QuantitySampleQuery(type: filter.type, predicate: filter.predicate, limit: limit, sort: SampleSort(sort, ascending: !descending)))
+        let samples = try await store.samples(query)
         if json {
-            JSONOutput.print(.array(samples.map(JSONOutput.sample)))
+            JSONOutput.print(SampleJSON.list(samples))
             return
         }
         var table = TextTable("start", "type", "value", "unit", "device", "source", "signature", "uuid")
@@ -73,7 +80,7 @@ struct SamplesListCommand: AsyncParsableCommand {
             case .malformed: signature = "malformed"
             }
             table.add(
-                JSONOutput.iso8601(s.startDate), s.type.name, s.value, s.unit, s.device?.identifier ?? "", s.source.identifier, signature,
+                InstantText.string(s.startDate), s.type.name, s.value, s.unit, s.device?.identifier ?? "", s.source.identifier, signature,
                 s.uuid.uuidString)
         }
         print(table.rendered)

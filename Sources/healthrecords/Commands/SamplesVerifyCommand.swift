@@ -2,6 +2,7 @@ import ArgumentParser
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import SampleSignatures
 
 struct SamplesVerifyCommand: AsyncParsableCommand {
@@ -29,9 +30,10 @@ struct SamplesVerifyCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        let query = try filter.parameters.parse { p throws(ParameterError) in try QuantitySampleQuery(parameters: p) }
         let verifier = CMSVerifier(trusting: try KeyFiles.trustedSigners(keys: keys, certificates: certificates))
         let store = try await storeOptions.open()
-        let samples = try await store.samples(QuantitySampleQuery(type: filter.type, predicate: filter.predicate))
+        let samples = try await store.samples(query)
         var results: [(StoredQuantitySample, SampleVerificationOutcome)] = []
         var unsigned = 0
         for stored in samples {

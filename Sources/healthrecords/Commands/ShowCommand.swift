@@ -3,6 +3,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 
 struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,6 +23,9 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Write the resource's stored bytes exactly as imported.")
     var raw = false
 
+    @Flag(help: "Print machine-readable JSON, as GET /records/{source}/{resourceType}/{id} answers.")
+    var json = false
+
     func run() async throws {
         let store = try await storeOptions.open()
         let identity = RecordIdentity(source: source, resourceType: FHIRResourceType(resourceType), identifier: id)
@@ -32,12 +36,16 @@ struct ShowCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(stored.resource.data)
             return
         }
+        if json {
+            JSONOutput.print(RecordJSON.resource(stored))
+            return
+        }
         print("\(stored.displayName)")
         print("  type:          \(stored.clinicalType?.name ?? "context (not a clinical record)")")
         print("  resource:      \(resourceType)/\(id) (FHIR \(stored.resource.fhirVersion))")
         print("  source:        \(stored.source.name)")
         print("  clinical date: \(stored.clinicalDate?.text ?? "-")")
-        print("  added:         \(JSONOutput.iso8601(stored.addedDate))")
+        print("  added:         \(InstantText.string(stored.addedDate))")
         let json = try stored.resource.json()
         print(JSONWriter.pretty(.object(json)))
     }

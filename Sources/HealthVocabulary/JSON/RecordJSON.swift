@@ -1,15 +1,16 @@
 import ClinicalRecords
 import FHIR
-import Foundation
 import HealthStoreCore
-import SmartHealthCards
 
-/// How the app API writes records, deletions and cards.
-enum RecordJSON {
-    /// A clinical record with its FHIR resource inline, bytes as stored; `anchor` is the app's
-    /// opaque anchor token.
-    static func record(_ r: ClinicalRecord, anchor: String? = nil) -> ResponseJSON {
-        var members: [(String, ResponseJSON)] = [
+/// Records, context resources and deletions as both front ends write them.
+///
+/// Keys follow the app API as published (docs/server.md, openapi.json): `id` is the FHIR
+/// resource id, `source` the source's identifier, dates are ``InstantText``, and `resource` is
+/// the FHIR resource inline, its bytes exactly as stored.
+public enum RecordJSON {
+    /// A clinical record; `anchor`, in change feeds, is where its latest change sits.
+    public static func record(_ r: ClinicalRecord, anchor: String? = nil) -> EncodedJSON {
+        var members: [(String, EncodedJSON)] = [
             ("source", .string(r.source.identifier)),
             ("sourceName", .string(r.source.name)),
             ("resourceType", .string(r.fhirResource.resourceType.rawValue)),
@@ -25,9 +26,9 @@ enum RecordJSON {
         return .object(members)
     }
 
-    /// A record or a context resource (Patient, Encounter…: no clinical type, a context
-    /// category instead) found by identity.
-    static func resource(_ s: StoredResource) -> ResponseJSON {
+    /// A record or a context resource (Patient, Encounter…) found by identity: a context
+    /// resource has no clinical type (`null`) and names its consent `category` instead.
+    public static func resource(_ s: StoredResource) -> EncodedJSON {
         if let record = s.clinicalRecord { return self.record(record) }
         return .object([
             ("source", .string(s.source.identifier)),
@@ -44,8 +45,9 @@ enum RecordJSON {
         ])
     }
 
-    /// A deletion, as an anchored query reports it, with the app's anchor token.
-    static func deleted(_ d: DeletedRecord, anchor: String) -> ResponseJSON {
+    /// A deletion in a change feed: the deleted record's identity, with the anchor of the
+    /// deletion.
+    public static func deleted(_ d: DeletedRecord, anchor: String) -> EncodedJSON {
         .object([
             ("source", .string(d.identity.source)),
             ("resourceType", .string(d.identity.resourceType.rawValue)),
@@ -56,21 +58,18 @@ enum RecordJSON {
         ])
     }
 
-    /// A verifiable clinical record as HealthKit hands it to an app: the fields, and
-    /// `dataRepresentation`, the compact JWS the app verifies itself.
-    static func card(_ c: StoredVerifiableRecord) -> ResponseJSON {
-        let r = c.record
-        return .object([
-            ("id", .string(c.identifier)),
-            ("sourceType", .string(r.sourceType.rawValue)),
-            ("issuerIdentifier", .string(r.issuerIdentifier)),
-            ("recordTypes", .array(r.recordTypes.map { .string($0) })),
-            ("itemNames", .array(r.itemNames.map { .string($0) })),
-            ("subject", .object([("fullName", .string(r.subject.fullName)), ("dateOfBirth", .string(r.subject.dateOfBirth?.text))])),
-            ("issuedDate", .date(r.issuedDate)),
-            ("relevantDate", .date(r.relevantDate)),
-            ("expirationDate", .date(r.expirationDate)),
-            ("dataRepresentation", .string(r.jws)),
+    /// The records of a record query, in the query's order.
+    public static func list(_ records: [ClinicalRecord]) -> EncodedJSON {
+        .array(records.map { record($0) })
+    }
+
+    /// What an anchored query found, `{"added", "deleted", "anchor"}`, each change with its
+    /// anchor and every anchor written by `anchors` (the owner's or the app's).
+    public static func changes(_ result: AnchoredQueryResult, anchors: AnchorCoding) -> EncodedJSON {
+        .object([
+            ("added", .array(zip(result.added, result.addedAnchors).map { record($0, anchor: anchors.encode($1)) })),
+            ("deleted", .array(result.deleted.map { deleted($0, anchor: anchors.encode($0.anchor)) })),
+            ("anchor", .string(anchors.encode(result.anchor))),
         ])
     }
 }
