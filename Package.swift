@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
         .library(name: "HealthStoreSQLite", targets: ["HealthStoreSQLite"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
+        .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthVocabulary", targets: ["HealthVocabulary"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
@@ -78,7 +79,7 @@ let package = Package(
         .target(
             name: "HealthStoreCore",
             dependencies: [
-                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "CardScanning",
+                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -94,6 +95,13 @@ let package = Package(
                 "HealthStoreCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
+            swiftSettings: strict
+        ),
+        // Import above storage: walks folders, sorts card files from FHIR, streams NDJSON, names
+        // sources after files, and hands the engines resources through `ResourceProducer`.
+        .target(
+            name: "HealthImport",
+            dependencies: ["HealthStoreCore", "CardScanning", "SmartHealthCards", "FHIR", "ClinicalRecords"],
             swiftSettings: strict
         ),
         // The words both front ends (the CLI and the server) share: user parameters into queries,
@@ -133,8 +141,8 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthVocabulary", "SampleSignatures",
-                "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
+                "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -171,8 +179,16 @@ let package = Package(
         .testTarget(
             name: "HealthStoreTests",
             dependencies: [
-                "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "SampleSignatures", "SmartHealthCards", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HealthImportTests",
+            dependencies: [
+                "HealthImport", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "CardScanning", "SmartHealthCards", "FHIR",
+                "ClinicalRecords", "TestSupport",
             ],
             swiftSettings: strict
         ),
@@ -192,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "HealthServer", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "FHIR", "ClinicalRecords", "SmartHealthCards", "TestSupport", "OutboundHTTP", "NetworkAddresses",
+                "HealthServer", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
+                "TestSupport", "OutboundHTTP", "NetworkAddresses",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

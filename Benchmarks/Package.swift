@@ -20,6 +20,7 @@ let package = Package(
                 .product(name: "ClinicalRecords", package: "HealthRecords"),
                 .product(name: "HealthStoreCore", package: "HealthRecords"),
                 .product(name: "HealthStoreSQLite", package: "HealthRecords"),
+                .product(name: "HealthImport", package: "HealthRecords"),
                 .product(name: "SampleSignatures", package: "HealthRecords"),
                 .product(name: "SmartHealthCards", package: "HealthRecords"),
                 .product(name: "QRCode", package: "HealthRecords"),

@@ -16,6 +16,7 @@ let package = Package(
         .executableTarget(name: "FuzzJWS", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzJWS"),
         .executableTarget(name: "FuzzSHCVerify", dependencies: [
             .product(name: "SmartHealthCards", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
+            .product(name: "CardScanning", package: "HealthRecords"), .product(name: "QRCode", package: "HealthRecords"),
         ], path: "Sources/FuzzSHCVerify"),
         .executableTarget(name: "FuzzQRText", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzQRText"),
         .executableTarget(name: "FuzzInflate", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzInflate"),

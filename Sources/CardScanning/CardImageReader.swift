@@ -2,8 +2,10 @@ import Foundation
 import QRCode
 import SmartHealthCards
 
-/// Reads SMART Health Cards from pictures: every QR code in one or more images, checked for the
-/// spec's shape, then assembled (the chunks of a multi-QR card may be in one image or several).
+/// The QR codes in pictures, and what a card's QR code must look like.
+///
+/// Turning the codes into cards is ``CardInputReader``'s: it assembles chunks across images and
+/// reports an image without a card's code.
 public enum CardImageReader {
     /// One QR code found in an image.
     public struct Symbol: Sendable {
@@ -33,52 +35,5 @@ public enum CardImageReader {
             out.append(VerificationIssue(.qrVersion, "QR version \(qr.version.number) is larger than the 22 a card may use (40 mm at print size)"))
         }
         return out
-    }
-
-    /// The cards in the QR codes of one or more images: codes that do not name the `shc:` scheme
-    /// are left out (see ``nothingRead(in:)``); chunked codes are assembled into one card; each
-    /// other code is one card, a malformed header included (so it is reported as `qr.header`).
-    public static func cards(_ symbols: [Symbol]) -> [HealthCardInput.Card] {
-        var cards: [HealthCardInput.Card] = []
-        var chunks: [Symbol] = []
-        for s in symbols where HealthCardQRText.namesScheme(s.decoded.text.utf8) {
-            if let chunk = try? HealthCardQRText.decode(s.decoded.text), (chunk.total ?? 1) > 1 {
-                chunks.append(s)
-                continue
-            }
-            let findings = shapeFindings(s.decoded)
-            do {
-                let card = try HealthCardInput.card(qrTexts: [s.decoded.text], origin: s.origin)
-                cards.append(HealthCardInput.Card(jws: card.jws, origin: s.origin, warnings: findings + card.warnings, fromQR: true))
-            } catch {
-                cards.append(HealthCardInput.Card(jws: "", origin: s.origin, warnings: findings, fromQR: true, inputError: error.issue))
-            }
-        }
-        if !chunks.isEmpty {
-            let origin = Array(Set(chunks.map(\.origin))).sorted().joined(separator: " + ")
-            let findings = chunks.flatMap { shapeFindings($0.decoded) }
-            do {
-                let card = try HealthCardInput.card(qrTexts: chunks.map(\.decoded.text), origin: origin)
-                cards.append(HealthCardInput.Card(jws: card.jws, origin: origin, warnings: findings + card.warnings, fromQR: true))
-            } catch {
-                cards.append(HealthCardInput.Card(jws: "", origin: origin, warnings: findings, fromQR: true, inputError: error.issue))
-            }
-        }
-        return cards
-    }
-
-    /// Why one image's QR codes hold no card, or `nil` when at least one names the `shc:` scheme.
-    ///
-    /// A photo with no readable code, or only codes of other kinds, verified nothing; callers
-    /// report it (`input.noCard`) instead of leaving it out of the results.
-    public static func nothingRead(in symbols: [Symbol]) -> NoCardReason? {
-        if symbols.isEmpty { return .noQRCode }
-        if symbols.contains(where: { HealthCardQRText.namesScheme($0.decoded.text.utf8) }) { return nil }
-        return .noCardQRCode(count: symbols.count)
-    }
-
-    /// Whether bytes are a PNG image.
-    public static func isPNG(_ data: Data) -> Bool {
-        data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
     }
 }

@@ -13,33 +13,31 @@ import TestSupport
         qr = String(decoding: try Shared.data("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), as: UTF8.self)
     }
 
-    func symbols(_ png: Data) throws -> [CardImageReader.Symbol] { try CardImageReader.symbols(png: png, origin: "photo.png") }
+    func read(_ png: Data) -> [CardReading] { CardInputReader.read([(png, "photo.png")]) }
 
-    @Test func findsNoCardInAPhotoWithoutQRCodes() throws {
-        let found = try symbols(BlankPNG.data(width: 120, height: 80))
-        #expect(found.isEmpty)
-        #expect(CardImageReader.nothingRead(in: found) == .noQRCode)
+    @Test func findsNoCardInAPhotoWithoutQRCodes() {
+        let found = read(BlankPNG.data(width: 120, height: 80))
+        #expect(found.map(\.error) == [.noQRCode])
     }
 
     @Test func findsNoCardInAPhotoOfSomeOtherQRCode() throws {
-        let found = try symbols(try CardQRCode.encode("https://example.org/menu").pngData(moduleSize: 3))
-        #expect(found.count == 1)
-        #expect(CardImageReader.nothingRead(in: found) == .noCardQRCode(count: 1))
+        let found = read(try CardQRCode.encode("https://example.org/menu").pngData(moduleSize: 3))
+        #expect(found.map(\.error) == [.noCardQRCode(count: 1)])
     }
 
     @Test func findsACardInAPhotoOfACard() throws {
-        let found = try symbols(try CardQRCode.encode(qr).pngData(moduleSize: 3))
-        #expect(CardImageReader.nothingRead(in: found) == nil)
+        let found = read(try CardQRCode.encode(qr).pngData(moduleSize: 3))
+        #expect(found.count == 1)
+        #expect(found.first?.error == nil)
     }
 
     @Test(arguments: ["shc:", "SHC:/"])
     func reportsABadHeaderInAPhotographedCodeAsAQRHeaderError(_ header: String) throws {
         let text = header + qr.dropFirst(5)
-        let found = try symbols(try QREncoder.encode(text: text, level: .L).pngData(moduleSize: 3))
-        #expect(found.map(\.decoded.text) == [text])
-        #expect(CardImageReader.nothingRead(in: found) == nil)
-        let cards = CardImageReader.cards(found)
+        let png = try QREncoder.encode(text: text, level: .L).pngData(moduleSize: 3)
+        #expect(try CardImageReader.symbols(png: png, origin: "photo.png").map(\.decoded.text) == [text])
+        let cards = read(png)
         #expect(cards.count == 1)
-        #expect(cards.first?.inputError?.code == .qrHeader)
+        #expect(cards.first?.card.inputError?.code == .qrHeader)
     }
 }

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthImport
 import HealthServer
 import HealthStoreCore
 import HealthStoreSQLite

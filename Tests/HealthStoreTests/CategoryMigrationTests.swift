@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import GRDB
+import HealthImport
 import HealthStoreCore
 import HealthStoreSQLite
 import HealthStorePostgres

@@ -1,5 +1,6 @@
 import ClinicalRecords
 import Foundation
+import HealthImport
 import HealthStoreCore
 import HealthStoreSQLite
 import Testing

@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import GRDB
+import HealthImport
 import SampleSignatures
 import Testing
 import TestSupport

@@ -3,49 +3,37 @@ import SmartHealthCards
 import Testing
 import TestSupport
 
-/// Inputs that hold no card must say so (`input.noCard`), and text that names the `shc:` scheme
-/// must be judged as QR text, so a person learns what is actually wrong.
+/// Text that names the `shc:` scheme must be judged as QR text, and a container that lists no
+/// card must say so, so a person learns what is actually wrong. (Sorting inputs, and turning
+/// "nothing read" into `input.noCard`, is the card-input reader's: CardScanningTests.)
 @Suite struct NothingReadTests {
-    let jws: String
     let qr: String
 
     init() throws {
-        jws = try Spec.text("vectors/shc-spec/example-00-d-jws.txt")
         qr = try Spec.text("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt")
-    }
-
-    @Test func sortsInputsByWhatTheyHold() {
-        #expect(HealthCardInput.kind(of: Data()) == .nothing(.empty))
-        #expect(HealthCardInput.kind(of: Data(" \n\t\r\n".utf8)) == .nothing(.empty))
-        #expect(HealthCardInput.kind(of: Data("Dear doctor, my card is attached.\n".utf8)) == .nothing(.notCardText))
-        #expect(HealthCardInput.kind(of: Data(jws.utf8)) == .jws)
-        #expect(HealthCardInput.kind(of: Data((jws + "\n").utf8)) == .jws)
-        // A JWS cut short is still a JWS, and is reported as a malformed one.
-        #expect(HealthCardInput.kind(of: Data(jws.prefix(40).utf8)) == .jws)
-        #expect(HealthCardInput.kind(of: Data(qr.utf8)) == .qrText)
-        #expect(HealthCardInput.kind(of: Data(#"{"verifiableCredential":[]}"#.utf8)) == .json)
     }
 
     @Test(arguments: ["shc:", "SHC:/", "Shc:/", "shc:5676", "shc:\\5676", " shc:/5676"])
     func judgesAnythingNamingTheSchemeAsQRText(_ header: String) throws {
         let text = header.hasSuffix("5676") ? header : header + qr.dropFirst(5)
-        #expect(HealthCardInput.kind(of: Data(text.utf8)) == .qrText)
+        #expect(HealthCardQRText.namesScheme(text.utf8))
         #expect { try HealthCardQRText.decode(text) } throws: { ($0 as? VerificationIssueError)?.issue.code == .qrHeader }
     }
 
     @Test(arguments: [#"{"verifiableCredential":[]}"#, #"{"resourceType":"Parameters"}"#, #"{"resourceType":"Parameters","parameter":[{"name":"resourceLink","part":[]}]}"#])
     func findsNoCardInAnEmptyContainer(_ json: String) {
-        #expect { try HealthCardInput.cards(json: Data(json.utf8), origin: "f") } throws: {
-            ($0 as? VerificationIssueError)?.issue.code == .inputNoCard
-        }
+        #expect(throws: HealthCardContainerError.noCredentials) { try HealthCardContainer.jwsTexts(json: Data(json.utf8)) }
     }
 
-    @Test(arguments: [NoCardReason.empty, .notCardText, .noCredentials, .noQRCode, .noCardQRCode(count: 2)])
-    func neverCallsAnInputThatHeldNothingValid(_ reason: NoCardReason) async {
-        let report = await Spec.verifier().verify(HealthCardInput.Card(nothingReadIn: "photo.png", because: reason), at: Spec.afterSigning)
-        #expect(!report.isValid)
-        #expect(!report.isTrusted)
-        #expect(report.errors.map(\.code) == [.inputNoCard])
-        #expect(report.errors.first?.message == "photo.png: \(reason)")
+    @Test func namesWhatIsWrongWithABrokenContainer() {
+        func error(_ json: String) -> HealthCardContainerError? {
+            do { _ = try HealthCardContainer.jwsTexts(json: Data(json.utf8)); return nil } catch { return error }
+        }
+        #expect(error(#"{"verifiableCredential":"eyJ"}"#) == .credentialsNotAList)
+        #expect(error(#"{"verifiableCredential":["eyJ",7]}"#) == .credentialNotAString(index: 1))
+        #expect(error(#"{"resourceType":"Parameters","parameter":[{"name":"verifiableCredential"}]}"#) == .parameterWithoutValue)
+        #expect(error(#"{"resourceType":"Patient"}"#) == .unknownShape)
+        #expect(error(#"["eyJ"]"#) == .notAnObject)
+        guard case .notJSON? = error(#"{"verifiableCredential":["#) else { Issue.record("a truncated container must be notJSON"); return }
     }
 }

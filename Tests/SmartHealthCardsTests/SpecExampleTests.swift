@@ -40,8 +40,7 @@ import X509
         let report = await Spec.verifier().verify(jws: jws, at: Date(timeIntervalSince1970: 1_640_995_200))  // 2022-01-01
         #expect(report.isValid, "\(report.errors)")
         let qr = try Spec.text("vectors/shc/spec-examples-2021/\(name).qr.txt")
-        let card = try HealthCardInput.card(qrTexts: [qr], origin: name)
-        #expect(card.jws == jws)
+        #expect(try HealthCardQRText.assemble([qr]).jws == jws)
     }
 
     @Test func describesTheVerifiableRecord() async throws {
@@ -63,18 +62,18 @@ import X509
     @Test func readsSmartHealthCardFilesAndQRText() throws {
         for n in [0, 1, 3] {
             let file = try Shared.data("vectors/shc-spec/example-0\(n)-e-file.smart-health-card")
-            let cards = try HealthCardInput.cards(json: file, origin: "f")
-            #expect(cards.map(\.jws) == [try Spec.text("vectors/shc-spec/example-0\(n)-d-jws.txt")])
+            let cards = try HealthCardContainer.jwsTexts(json: file)
+            #expect(cards == [try Spec.text("vectors/shc-spec/example-0\(n)-d-jws.txt")])
             let qr = try Spec.text("vectors/shc-spec/example-0\(n)-f-qr-code-numeric-value-0.txt")
-            #expect(try HealthCardInput.card(qrTexts: [qr], origin: "q").jws == cards[0].jws)
-            #expect(HealthCardQRText.encode(jws: cards[0].jws) == qr)
+            #expect(try HealthCardQRText.assemble([qr]).jws == cards[0])
+            #expect(HealthCardQRText.encode(jws: cards[0]) == qr)
         }
     }
 
     @Test(arguments: [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
     func assemblesExample02ChunksInAnyOrder(_ order: [Int]) throws {
         let chunks = try order.map { try Spec.text("vectors/shc-spec/example-02-f-qr-code-numeric-value-\($0).txt") }
-        let card = try HealthCardInput.card(qrTexts: chunks, origin: "02")
+        let card = try HealthCardQRText.assemble(chunks)
         #expect(card.jws == (try Spec.text("vectors/shc-spec/example-02-d-jws.txt")))
         #expect(card.warnings.map(\.code).contains(.qrChunks))
     }
@@ -82,7 +81,7 @@ import X509
     @Test func readsHealthCardsIssueParameters() throws {
         let jws = try Spec.text("vectors/shc-spec/example-00-d-jws.txt")
         let parameters = #"{"resourceType":"Parameters","parameter":[{"name":"verifiableCredential","valueString":"\#(jws)"},{"name":"resourceLink","part":[]}]}"#
-        #expect(try HealthCardInput.cards(json: Data(parameters.utf8), origin: "p").map(\.jws) == [jws])
+        #expect(try HealthCardContainer.jwsTexts(json: Data(parameters.utf8)) == [jws])
     }
 
     @Test func validatesExample01ChainAtItsTimeAndReportsItExpiredToday() async throws {

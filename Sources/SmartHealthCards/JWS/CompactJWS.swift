@@ -37,7 +37,9 @@ public struct CompactJWS: Sendable {
         self.signingInputLength = inputLength
     }
 
-    static func isBase64URL(_ c: UInt8) -> Bool {
+    /// Whether a byte is in the base64url alphabet; `package` so the card-input reader
+    /// (CardScanning) sorts JWS-shaped text by the same rule the parser applies.
+    package static func isBase64URL(_ c: UInt8) -> Bool {
         (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) || c == 0x2D || c == 0x5F
     }
 

@@ -92,9 +92,15 @@ public enum HealthCardQRText {
     ///
     /// - Returns: the JWS and warnings (chunking is deprecated; unneeded or unbalanced chunks).
     public static func assemble(_ texts: [String]) throws(VerificationIssueError) -> (jws: String, warnings: [VerificationIssue]) {
-        guard !texts.isEmpty else { throw VerificationIssueError(.qrChunks, "no QR text") }
         var chunks: [Chunk] = []
         for t in texts { chunks.append(try decode(t)) }
+        return try assemble(chunks)
+    }
+
+    /// Assembles a card from chunks already decoded (in any order), so a reader that had to
+    /// decode each text to sort it never decodes it again.
+    public static func assemble(_ chunks: [Chunk]) throws(VerificationIssueError) -> (jws: String, warnings: [VerificationIssue]) {
+        guard !chunks.isEmpty else { throw VerificationIssueError(.qrChunks, "no QR text") }
         if chunks.count == 1, chunks[0].total == nil { return (chunks[0].jws, []) }
         var warnings: [VerificationIssue] = []
         guard chunks.allSatisfy({ $0.total != nil }) else {

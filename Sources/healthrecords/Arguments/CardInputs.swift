@@ -2,76 +2,38 @@ import CardScanning
 import Foundation
 import SmartHealthCards
 
-/// Reads the cards out of command-line inputs.
+/// Hands the command line's card inputs to the card-input reader.
 ///
-/// Every input accounts for itself: one in which nothing could be read (an empty file or
-/// standard input, a note, a photo without a card's QR code, a card file listing no card)
-/// becomes an `input.noCard` report, so `verify` never reports success for nothing verified.
+/// What an input holds, and what is wrong with it, is the reader's to say (every input yields a
+/// card or a report that fails with its code, so `verify` never reports success for nothing
+/// verified); only an input that cannot be had at all — a missing or unreadable file — is a
+/// usage error here.
 enum CardInputs {
     static func read(_ inputs: [String]) throws -> [HealthCardInput.Card] {
-        var cards: [HealthCardInput.Card] = []
-        var chunks: [(String, String)] = []
-        var symbols: [CardImageReader.Symbol] = []
+        var reader = CardInputReader()
         for input in inputs {
-            let (data, origin) = try load(input)
-            if CardImageReader.isPNG(data) {
-                let found: [CardImageReader.Symbol]
-                do { found = try CardImageReader.symbols(png: data, origin: origin) } catch {
-                    throw CommandFailure.usage("\(input): \(error)")
-                }
-                // Kept together: the chunks of one card may be spread over several pictures.
-                if let reason = CardImageReader.nothingRead(in: found) {
-                    cards.append(HealthCardInput.Card(nothingReadIn: origin, because: reason))
-                } else {
-                    symbols += found
-                }
-                continue
-            }
-            switch HealthCardInput.kind(of: data) {
-            case .json:
-                do { cards += try HealthCardInput.cards(json: data, origin: origin) } catch {
-                    cards.append(HealthCardInput.Card(jws: "", origin: origin, inputError: error.issue))
-                }
-            case .qrText:
-                let text = String(decoding: data, as: UTF8.self)
-                if let chunk = try? HealthCardQRText.decode(text), chunk.total ?? 1 > 1 {
-                    chunks.append((origin, text))
-                } else {
-                    cards.append(qrCard([text], origin: origin))
-                }
-            case .jws:
-                cards.append(HealthCardInput.Card(jws: String(decoding: data, as: UTF8.self), origin: origin))
-            case .nothing(let reason):
-                cards.append(HealthCardInput.Card(nothingReadIn: origin, because: reason))
-            }
+            let (data, name) = try load(input)
+            reader.add(data, name: name)
         }
-        if !chunks.isEmpty {
-            cards.append(qrCard(chunks.map(\.1), origin: chunks.map(\.0).joined(separator: " + ")))
-        }
-        cards += CardImageReader.cards(symbols)
-        return cards
+        return reader.readings.map(\.card)
     }
 
     /// The bytes of one input and the name its report gives it: standard input for `-`, the
-    /// text itself when it names the `shc:` scheme, else a file.
+    /// text itself when it names the `shc:` scheme, else a file. Reads stop one byte past the
+    /// reader's limit, so a huge file or an endless stream is reported, not loaded.
     static func load(_ input: String) throws -> (Data, String) {
-        if input == "-" { return (FileHandle.standardInput.readDataToEndOfFile(), "stdin") }
+        if input == "-" { return (try bounded(FileHandle.standardInput, input), "stdin") }
         if HealthCardQRText.namesScheme(input.utf8) { return (Data(input.utf8), "argument") }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDir), !isDir.boolValue else {
             throw CommandFailure.usage("\(input): no such file")
         }
-        guard let attrs = try? FileManager.default.attributesOfItem(atPath: input), ((attrs[.size] as? NSNumber)?.intValue ?? 0) <= 16 << 20 else {
-            throw CommandFailure.usage("\(input): larger than 16 MiB")
-        }
-        guard let data = FileManager.default.contents(atPath: input) else { throw CommandFailure.usage("\(input): cannot be read") }
-        return (data, (input as NSString).lastPathComponent)
+        guard let handle = FileHandle(forReadingAtPath: input) else { throw CommandFailure.usage("\(input): cannot be read") }
+        defer { try? handle.close() }
+        return (try bounded(handle, input), (input as NSString).lastPathComponent)
     }
 
-    /// A card from QR text; text that does not decode becomes a card whose report carries the QR error.
-    static func qrCard(_ texts: [String], origin: String) -> HealthCardInput.Card {
-        do { return try HealthCardInput.card(qrTexts: texts, origin: origin) } catch {
-            return HealthCardInput.Card(jws: "", origin: origin, warnings: [], fromQR: true, inputError: error.issue)
-        }
+    private static func bounded(_ handle: FileHandle, _ input: String) throws -> Data {
+        do { return try CardInputReader.contents(of: handle) } catch { throw CommandFailure.usage("\(input): cannot be read (\(error.localizedDescription))") }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthImport
 import HealthStoreCore
 
 struct ImportCommand: AsyncParsableCommand {
@@ -10,11 +11,13 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports) and SMART Health Cards.",
         discussion: """
             Each file lands in one transaction: all of it or nothing. Folders are searched recursively \
-            for *.json and *.ndjson; there, JSON that is plainly not FHIR is skipped. Without --source, \
-            each file is its own source, named after the file. SMART Health Cards (.smart-health-card \
-            files, shc:/ text) are verified on the way in and refused when invalid unless \
-            --allow-unverified is given. Exit status: 0 when every file imported, \
-            1 when any failed (the others still land), 2 for usage errors.
+            for *.json, *.ndjson, *.smart-health-card and *.png; there, JSON that is plainly not FHIR is \
+            skipped. Without --source, each file is its own source, named after the file. SMART Health \
+            Cards (.smart-health-card files, PNG images of their QR codes, shc:/ text, JWS; chunk files \
+            given together form one card) are read as verify reads them, verified on the way in, and \
+            refused when invalid unless --allow-unverified is given. Files are reported in the order \
+            given. Exit status: 0 when every file imported, 1 when any failed (the others still land), \
+            2 for usage errors.
             """)
 
     @OptionGroup var storeOptions: StoreOptions

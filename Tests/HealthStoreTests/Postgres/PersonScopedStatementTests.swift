@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthImport
 import HealthStoreCore
 import HealthStorePostgres
 import SmartHealthCards

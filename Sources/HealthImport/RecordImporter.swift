@@ -1,14 +1,18 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthStoreCore
 import SmartHealthCards
 
-/// Imports files and folders of FHIR content into a store, one transaction per file.
+/// Imports files and folders of FHIR content and SMART Health Cards into a store, one
+/// transaction per file.
 ///
-/// Folders are walked recursively for `*.json` and `*.ndjson`; there, a file that is valid JSON
-/// but plainly not FHIR (a bulk export's `log.ndjson`) is skipped. A file named directly must be
-/// FHIR. Without a source, each file is its own source, named after the file: FHIR ids are only
-/// unique within the system that made them, and unrelated files must not overwrite each other.
+/// Folders are walked recursively for `*.json`, `*.ndjson`, `*.smart-health-card` and `*.png`;
+/// there, a file that is valid JSON but plainly not FHIR (a bulk export's `log.ndjson`) is
+/// skipped. A file named directly must be FHIR or cards. Without a source, each file is its own
+/// source, named after the file: FHIR ids are only unique within the system that made them, and
+/// unrelated files must not overwrite each other. The report lists files in the order of the
+/// paths given, a folder's files in sorted path order at the folder's place.
 public struct RecordImporter: Sendable {
     /// Options for an import.
     public struct Options: Sendable {
@@ -66,65 +70,107 @@ public struct RecordImporter: Sendable {
         public let bytes: Int64
     }
 
-    /// Expands paths into files: folders recursively (`*.json`, `*.ndjson`), files as given.
-    /// A path that cannot be read becomes a failed result.
-    public func candidates(_ paths: [String]) -> ([Candidate], [FileImportResult]) {
-        var files: [Candidate] = []
-        var failures: [FileImportResult] = []
+    /// A path expanded: a file to import, or why the path could not be read.
+    enum Found: Sendable {
+        case file(Candidate)
+        case unreadable(FileImportResult)
+    }
+
+    /// Expands paths into files, in the order given: folders recursively (`*.json`, `*.ndjson`,
+    /// `*.smart-health-card`, `*.png`, in sorted path order), files as given. A path that cannot
+    /// be read becomes a failed result in its place.
+    func candidates(_ paths: [String]) -> [Found] {
+        var found: [Found] = []
         let fm = FileManager.default
         for path in paths {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                failures.append(failure(path, .unreadable(path: path, reason: "no such file or folder"), bytes: 0))
+                found.append(.unreadable(failure(path, .unreadable(path: path, reason: "no such file or folder"), bytes: 0)))
                 continue
             }
             if isDirectory.boolValue {
                 guard fm.isReadableFile(atPath: path), let walker = fm.enumerator(atPath: path) else {
-                    failures.append(failure(path, .unreadable(path: path, reason: "folder cannot be read"), bytes: 0))
+                    found.append(.unreadable(failure(path, .unreadable(path: path, reason: "folder cannot be read"), bytes: 0)))
                     continue
                 }
-                var found: [String] = []
+                var inside: [String] = []
                 while let rel = walker.nextObject() as? String {
                     let lower = rel.lowercased()
-                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") || lower.hasSuffix(".png") { found.append(rel) }
+                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") || lower.hasSuffix(".png") { inside.append(rel) }
                 }
-                for rel in found.sorted() {
+                for rel in inside.sorted() {
                     let full = (path as NSString).appendingPathComponent(rel)
                     var sub: ObjCBool = false
                     guard fm.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue else { continue }
-                    files.append(Candidate(url: URL(fileURLWithPath: full), explicit: false, bytes: size(full)))
+                    found.append(.file(Candidate(url: URL(fileURLWithPath: full), explicit: false, bytes: size(full))))
                 }
             } else {
-                files.append(Candidate(url: URL(fileURLWithPath: path), explicit: true, bytes: size(path)))
+                found.append(.file(Candidate(url: URL(fileURLWithPath: path), explicit: true, bytes: size(path))))
             }
         }
-        return (files, failures)
+        return found
+    }
+
+    /// One step of an import, at the position of its (first) file.
+    private enum Step: Sendable {
+        case unreadable(FileImportResult)
+        case fhir(Candidate)
+        case cards(CardBatch)
     }
 
     /// Imports every path; files that fail do not stop the others.
+    ///
+    /// Card files are read first, together, since one card's QR chunks may be in several
+    /// files; then every file lands in the order given.
     public func importPaths(_ paths: [String], progress: (@Sendable (ImportProgress) -> Void)? = nil) async -> ImportReport {
-        let (all, failures) = candidates(paths)
-        var report = ImportReport()
-        report.files = failures
+        let found = candidates(paths)
         let cards = CardImporter(store: store, options: options)
-        let (cardFiles, files) = (all.filter(cards.isCardFile), all.filter { !cards.isCardFile($0) })
-        let total = all.reduce(Int64(0)) { $0 + $1.bytes }
-        var done: Int64 = 0
-        // Read and classify the next file while the current one is written: the two halves use
-        // different cores. At most two files are in memory at once.
-        var next: Task<Result<any ResourceProducer, ImportError>, Never>? = files.first.map { f in Task { prepare(f) } }
-        for (k, file) in files.enumerated() {
-            let prepared = await next!.value
-            next = k + 1 < files.count ? Task { [files] in prepare(files[k + 1]) } : nil
-            let result = await store(file, prepared)
-            report.files.append(result)
-            done += file.bytes
-            progress?(ImportProgress(filesDone: k + 1, filesTotal: all.count, bytesDone: done, bytesTotal: total, lastFile: result))
+        var steps: [(position: Int, step: Step)] = []
+        var cardFiles: [(position: Int, file: Candidate)] = []
+        var filesTotal = 0
+        var bytesTotal: Int64 = 0
+        for (position, item) in found.enumerated() {
+            switch item {
+            case .unreadable(let result): steps.append((position, .unreadable(result)))
+            case .file(let file):
+                filesTotal += 1
+                bytesTotal += file.bytes
+                if cards.isCardFile(file) { cardFiles.append((position, file)) } else { steps.append((position, .fhir(file))) }
+            }
         }
-        for result in await cards.importCards(cardFiles) {
+        steps += cards.read(cardFiles).map { ($0.position, .cards($0)) }
+        let ordered = steps.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }.map(\.element)
+        let fhirFiles = ordered.compactMap { entry -> Candidate? in
+            if case .fhir(let file) = entry.step { return file }
+            return nil
+        }
+
+        var report = ImportReport()
+        var done = Set<Int>()
+        var bytesDone: Int64 = 0
+        // Read and classify the next FHIR file while the current one is written: the two halves
+        // use different cores. At most two files are in memory at once.
+        var next: Task<Result<any ResourceProducer, ImportError>, Never>? = fhirFiles.first.map { f in Task { prepare(f) } }
+        var fhirDone = 0
+        for (position, step) in ordered {
+            let result: FileImportResult
+            switch step {
+            case .unreadable(let failed):
+                report.files.append(failed)
+                continue
+            case .fhir(let file):
+                let prepared = await next!.value
+                fhirDone += 1
+                next = fhirDone < fhirFiles.count ? Task { [file = fhirFiles[fhirDone]] in prepare(file) } : nil
+                result = await store(file, prepared)
+                done.insert(position)
+            case .cards(let batch):
+                result = await cards.save(batch)
+                done.formUnion(batch.positions)
+            }
             report.files.append(result)
-            done += result.bytes
-            progress?(ImportProgress(filesDone: report.files.count - failures.count, filesTotal: all.count, bytesDone: done, bytesTotal: total, lastFile: result))
+            bytesDone += result.bytes
+            progress?(ImportProgress(filesDone: done.count, filesTotal: filesTotal, bytesDone: bytesDone, bytesTotal: bytesTotal, lastFile: result))
         }
         return report
     }

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthImport
 import HealthStoreCore
 import Testing
 import TestSupport
@@ -8,8 +9,8 @@ import TestSupport
 @Suite struct SharedDataImportTests {
     /// Every file under shared/data/fhir imports; re-importing changes nothing; every single-resource
     /// file comes back byte for byte.
-    @Test(arguments: StoreEngine.plain) func importsEverySharedFileAndGivesBackTheBytes(engine: StoreEngine) async throws {
-        let f = try await StoreFixture(engine)
+    @Test(arguments: ImportEngine.available) func importsEverySharedFileAndGivesBackTheBytes(engine: ImportEngine) async throws {
+        let f = try await ImportFixture(engine)
         let report = await f.importer().importPaths([Shared.url("data/fhir").path])
         #expect(report.failed == 0, "\(report.files.filter { $0.status == .failed }.map { "\($0.path): \($0.error!)" })")
         #expect(report.skipped == 1)
@@ -37,8 +38,8 @@ import TestSupport
     /// Expected counts were made by an independent script over the same files: Observations by
     /// category (vital-signs 588, laboratory 933; survey 128 and exam 2 are context), other types by
     /// resourceType.
-    @Test(arguments: StoreEngine.plain) func countsSyntheaRecordsPerClinicalType(engine: StoreEngine) async throws {
-        let f = try await StoreFixture(engine)
+    @Test(arguments: ImportEngine.available) func countsSyntheaRecordsPerClinicalType(engine: ImportEngine) async throws {
+        let f = try await ImportFixture(engine)
         let report = await f.importer().importPaths([Shared.url("data/fhir/synthea").path])
         #expect(report.failed == 0)
         let expected: [ClinicalType: Int] = [
@@ -52,8 +53,8 @@ import TestSupport
         #expect(report.totals.notRecords == 1032)
     }
 
-    @Test(arguments: StoreEngine.plain) func keepsDecimalTextThroughTheStore(engine: StoreEngine) async throws {
-        let f = try await StoreFixture(engine)
+    @Test(arguments: ImportEngine.available) func keepsDecimalTextThroughTheStore(engine: ImportEngine) async throws {
+        let f = try await ImportFixture(engine)
         let file = Shared.url("data/fhir/r4-examples/diagnosticreport-example.json")
         let report = await f.importer().importPaths([file.path])
         #expect(report.succeeded)

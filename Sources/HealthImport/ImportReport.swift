@@ -1,3 +1,5 @@
+import HealthStoreCore
+
 /// What happened to one file.
 public struct FileImportResult: Sendable, Equatable {
     /// The file's outcome.
@@ -26,7 +28,8 @@ public struct FileImportResult: Sendable, Equatable {
 
 /// What an import of several paths did, file by file and in total.
 public struct ImportReport: Sendable {
-    /// Every file, in the order imported.
+    /// Every file, in the order of the paths given (a folder's files in sorted path order at the
+    /// folder's place), so a report reads against the command that made it.
     public var files: [FileImportResult] = []
 
     /// Makes an empty report.

@@ -1,5 +1,5 @@
+import CardScanning
 import FHIR
-import SmartHealthCards
 
 /// Why a file could not be imported.
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -15,8 +15,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFHIR
     /// The store refused the import.
     case store(String)
-    /// A SMART Health Card input could not be read (bad container, QR text or chunks).
-    case cardInput(String)
+    /// A SMART Health Card input held no card: what the card-input reader found wrong.
+    case cardInput(CardInputError)
     /// A SMART Health Card failed verification and `--allow-unverified` was not given.
     case cardNotVerified(String)
 
@@ -28,7 +28,7 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .line(let n, let e): return "line \(n): \(e.description)"
         case .notFHIR: return "not FHIR: the JSON has no resourceType"
         case .store(let m): return m
-        case .cardInput(let m): return m
+        case .cardInput(let e): return e.description
         case .cardNotVerified(let m): return "card not verified: \(m)"
         }
     }

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthStoreCore
 
 /// Streams an NDJSON file's resources into a store transaction, one line at a time.
 final class NDJSONProducer: ResourceProducer, @unchecked Sendable {

@@ -1,0 +1,53 @@
+import Foundation
+import SmartHealthCards
+
+/// What kind of card input some bytes are, judged by their first bytes.
+///
+/// The one place inputs are sorted: `verify`, `import` and anything else that takes cards ask
+/// ``CardInputReader``, which asks this.
+public enum CardInputKind: Sendable, Hashable {
+    /// A PNG image (of QR codes).
+    case png
+    /// A JSON container: a `.smart-health-card` file or a `Parameters` response.
+    case json
+    /// Text naming the `shc:` scheme, in any case (a bad header is reported as a QR error).
+    case qrText
+    /// Text shaped like a compact JWS (it may still be malformed).
+    case jws
+    /// No bytes, or only whitespace.
+    case empty
+    /// Anything else: nothing a card could be read from.
+    case unknown
+
+    /// The PNG signature.
+    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// Sorts bytes by their start: the PNG signature, else the first text after any whitespace
+    /// or byte-order mark.
+    ///
+    /// Only text shaped like a JWS (base64url characters up to a `.`, or the `eyJ` every JSON
+    /// header starts with) is read as one, so a stray note or an empty file is reported as
+    /// holding no card rather than as a broken signature.
+    public init(of data: some Collection<UInt8>) {
+        if data.starts(with: Self.pngSignature) { self = .png; return }
+        let text = data.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        guard let first = text.first else { self = .empty; return }
+        if first == UInt8(ascii: "{") { self = .json; return }
+        if HealthCardQRText.namesScheme(text) { self = .qrText; return }
+        if text.starts(with: "eyJ".utf8) { self = .jws; return }
+        if let end = text.firstIndex(where: { !CompactJWS.isBase64URL($0) }), end != text.startIndex, text[end] == UInt8(ascii: ".") {
+            self = .jws
+            return
+        }
+        self = .unknown
+    }
+
+    /// Whether inputs of this kind are cards; `.json` is left out, because JSON that is not
+    /// named a card file is more likely FHIR.
+    public var isCardContent: Bool {
+        switch self {
+        case .png, .qrText, .jws: return true
+        case .json, .empty, .unknown: return false
+        }
+    }
+}
