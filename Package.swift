@@ -9,9 +9,11 @@ let package = Package(
     name: "HealthRecords",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "ByteEncodings", targets: ["ByteEncodings"]),
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
         .library(name: "Deflate", targets: ["Deflate"]),
+        .library(name: "JOSE", targets: ["JOSE"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
@@ -19,6 +21,8 @@ let package = Package(
         .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
+        // System zlib as a reference, for the Benchmarks package; no library above links it.
+        .library(name: "ZlibReference", targets: ["ZlibReference"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
     dependencies: [
@@ -39,22 +43,31 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
-        .target(name: "FHIR", swiftSettings: strict),
+        // Strict base64url and hex: the project's one codec for each; no dependencies.
+        .target(name: "ByteEncodings", swiftSettings: strict),
+        .target(name: "FHIR", dependencies: ["ByteEncodings"], swiftSettings: strict),
         .target(
             name: "ClinicalRecords",
             dependencies: ["FHIR"],
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
-        // Pure-Swift inflate (raw DEFLATE and zlib), shared by SMART Health Cards and image decoding.
+        // Pure-Swift DEFLATE both ways (raw and zlib): card payloads, PNG reading and writing.
         .target(name: "Deflate", swiftSettings: strict),
+        // System zlib: only behind ZlibReference (tests and benchmarks), never in a library target.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // JSON Web Keys (P-256) and the ES256 check, for card issuers and device keys alike.
+        .target(
+            name: "JOSE",
+            dependencies: ["ByteEncodings", "FHIR", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // IP addresses and the IANA special-purpose registries: which addresses outbound requests may reach.
         .target(name: "NetworkAddresses", swiftSettings: strict),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "Deflate", "CZlib", "NetworkAddresses",
+                "FHIR", "ClinicalRecords", "Deflate", "ByteEncodings", "JOSE", "NetworkAddresses",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -64,6 +77,7 @@ let package = Package(
         .target(
             name: "SampleSignatures",
             dependencies: [
+                "ByteEncodings", "FHIR", "JOSE",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -76,7 +90,7 @@ let package = Package(
         .target(
             name: "HealthStoreCore",
             dependencies: [
-                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "CardScanning",
+                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "CardScanning", "ByteEncodings",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -86,7 +100,7 @@ let package = Package(
         .target(
             name: "HealthStorePostgres",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards", "ByteEncodings",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -109,7 +123,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,17 +137,25 @@ let package = Package(
             name: "healthrecords",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStorePostgres", "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning",
-                "HealthServer", "OutboundHTTP",
+                "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        // System zlib as the reference DEFLATE is checked and timed against (`ZlibOracle`).
+        .target(name: "ZlibReference", dependencies: ["CZlib"], path: "Tests/ZlibReference", swiftSettings: strict),
+        .testTarget(name: "ByteEncodingsTests", dependencies: ["ByteEncodings"], swiftSettings: strict),
+        .testTarget(
+            name: "JOSETests",
+            dependencies: ["JOSE", "ByteEncodings", "FHIR", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "ZlibReference", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkAddressesTests", dependencies: ["NetworkAddresses"], swiftSettings: strict),
         .testTarget(
             name: "OutboundHTTPTests",
@@ -146,11 +168,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "JOSE", "ByteEncodings", "Deflate", "OutboundHTTP", "NetworkAddresses", "TestSupport", "ZlibReference", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
             dependencies: [
-                "SampleSignatures", "TestSupport",
+                "SampleSignatures", "ByteEncodings", "TestSupport",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 import HealthStoreCore
@@ -70,7 +71,7 @@ extension PostgresHealthStore {
     }
 
     public func deleteVerifiableRecord(identifier: String) async throws -> Bool {
-        guard let identity = Data(hexString: identifier) else { return false }
+        guard identifier.utf8.count <= 256, let identity = (try? Hex.decode(identifier)).map({ Data($0) }) else { return false }
         return try await write { w in
             var q = w.query("DELETE FROM verifiable_record WHERE person_id = $1 AND identity = ")
             q += q.bind(identity) + " RETURNING id"

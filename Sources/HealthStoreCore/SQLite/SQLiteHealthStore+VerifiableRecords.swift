@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 import GRDB
@@ -61,7 +62,7 @@ extension SQLiteHealthStore {
     }
 
     public func deleteVerifiableRecord(identifier: String) async throws -> Bool {
-        guard let identity = Data(hexString: identifier) else { return false }
+        guard identifier.utf8.count <= 256, let identity = (try? Hex.decode(identifier)).map({ Data($0) }) else { return false }
         let deleted = try await write { db in
             var writer = try SQLiteRecordWriter(db: db, sealer: PlainSealer())
             try db.execute(sql: "DELETE FROM verifiable_record WHERE identity = ?", arguments: [identity])
@@ -133,7 +134,7 @@ package enum VerifiableRecordCoding {
             dataRepresentation: try sealer.open(jws),
             fhirResourceTypes: details.list("fhirResourceTypes").compactMap(\.stringValue))
         return StoredVerifiableRecord(
-            identifier: identity.hexString, record: record,
+            identifier: Hex.encode(identity), record: record,
             status: try status(name: statusName, detail: sealer.open(statusDetail)),
             addedDate: Date(timeIntervalSince1970: added))
     }

@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 
@@ -52,7 +53,7 @@ public enum HealthCardInput {
         if text.first == UInt8(ascii: "{") { return .json }
         if HealthCardQRText.namesScheme(text) { return .qrText }
         if text.starts(with: "eyJ".utf8) { return .jws }
-        if let end = text.firstIndex(where: { !CompactJWS.isBase64URL($0) }), end > text.startIndex, text[end] == UInt8(ascii: ".") { return .jws }
+        if let end = text.firstIndex(where: { !Base64URL.isAlphabetByte($0) }), end > text.startIndex, text[end] == UInt8(ascii: ".") { return .jws }
         return .nothing(.notCardText)
     }
 

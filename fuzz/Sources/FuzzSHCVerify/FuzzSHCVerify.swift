@@ -1,6 +1,7 @@
 import Dispatch
 import FHIR
 import Foundation
+import JOSE
 import SmartHealthCards
 
 /// The whole SMART Health Card verify path with an offline key set (the spec issuer's keys and
