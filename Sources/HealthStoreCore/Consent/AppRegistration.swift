@@ -112,11 +112,3 @@ enum AppSecret {
 
     static func digest(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
 }
-
-extension Data {
-    /// Base64url without padding.
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}
