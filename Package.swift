@@ -9,9 +9,11 @@ let package = Package(
     name: "HealthRecords",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "ByteEncodings", targets: ["ByteEncodings"]),
         .library(name: "FHIR", targets: ["FHIR"]),
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
         .library(name: "Deflate", targets: ["Deflate"]),
+        .library(name: "JOSE", targets: ["JOSE"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
@@ -22,6 +24,8 @@ let package = Package(
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthVocabulary", targets: ["HealthVocabulary"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
+        // System zlib as a reference, for the Benchmarks package; no library above links it.
+        .library(name: "ZlibReference", targets: ["ZlibReference"]),
         .executable(name: "healthrecords", targets: ["healthrecords"]),
     ],
     dependencies: [
@@ -42,22 +46,31 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
-        .target(name: "FHIR", swiftSettings: strict),
+        // Strict base64url and hex: the project's one codec for each; no dependencies.
+        .target(name: "ByteEncodings", swiftSettings: strict),
+        .target(name: "FHIR", dependencies: ["ByteEncodings"], swiftSettings: strict),
         .target(
             name: "ClinicalRecords",
             dependencies: ["FHIR"],
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
-        // Pure-Swift inflate (raw DEFLATE and zlib), shared by SMART Health Cards and image decoding.
+        // Pure-Swift DEFLATE both ways (raw and zlib): card payloads, PNG reading and writing.
         .target(name: "Deflate", swiftSettings: strict),
+        // System zlib: only behind ZlibReference (tests and benchmarks), never in a library target.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // JSON Web Keys (P-256) and the ES256 check, for card issuers and device keys alike.
+        .target(
+            name: "JOSE",
+            dependencies: ["ByteEncodings", "FHIR", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // IP addresses and the IANA special-purpose registries: which addresses outbound requests may reach.
         .target(name: "NetworkAddresses", swiftSettings: strict),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "Deflate", "CZlib", "NetworkAddresses",
+                "FHIR", "ClinicalRecords", "Deflate", "ByteEncodings", "JOSE", "NetworkAddresses",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -67,6 +80,7 @@ let package = Package(
         .target(
             name: "SampleSignatures",
             dependencies: [
+                "ByteEncodings", "FHIR", "JOSE",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -74,12 +88,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "QRCode", dependencies: ["Deflate"], swiftSettings: strict),
-        .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode"], swiftSettings: strict),
+        .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode", "ByteEncodings"], swiftSettings: strict),
         .executableTarget(name: "qrmatrix", dependencies: ["QRCode"], swiftSettings: strict),
         .target(
             name: "HealthStoreCore",
             dependencies: [
-                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards",
+                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "ByteEncodings",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -92,7 +106,7 @@ let package = Package(
         .target(
             name: "HealthStorePostgres",
             dependencies: [
-                "HealthStoreCore",
+                "HealthStoreCore", "ByteEncodings",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -128,7 +142,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses",
+                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,17 +156,25 @@ let package = Package(
             name: "healthrecords",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
-                "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP",
+                "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        // System zlib as the reference DEFLATE is checked and timed against (`ZlibOracle`).
+        .target(name: "ZlibReference", dependencies: ["CZlib"], path: "Tests/ZlibReference", swiftSettings: strict),
+        .testTarget(name: "ByteEncodingsTests", dependencies: ["ByteEncodings"], swiftSettings: strict),
+        .testTarget(
+            name: "JOSETests",
+            dependencies: ["JOSE", "ByteEncodings", "FHIR", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "CZlib", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "ZlibReference", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkAddressesTests", dependencies: ["NetworkAddresses"], swiftSettings: strict),
         .testTarget(
             name: "OutboundHTTPTests",
@@ -165,11 +187,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "TestSupport", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "JOSE", "ByteEncodings", "Deflate", "OutboundHTTP", "NetworkAddresses", "TestSupport", "ZlibReference", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
             dependencies: [
-                "SampleSignatures", "TestSupport",
+                "SampleSignatures", "ByteEncodings", "TestSupport",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

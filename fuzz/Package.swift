@@ -17,13 +17,16 @@ let package = Package(
         .executableTarget(name: "FuzzSHCVerify", dependencies: [
             .product(name: "SmartHealthCards", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
             .product(name: "CardScanning", package: "HealthRecords"), .product(name: "QRCode", package: "HealthRecords"),
+            .product(name: "JOSE", package: "HealthRecords"),
         ], path: "Sources/FuzzSHCVerify"),
         .executableTarget(name: "FuzzQRText", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzQRText"),
-        .executableTarget(name: "FuzzInflate", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzInflate"),
+        .executableTarget(name: "FuzzInflate", dependencies: [
+            .product(name: "SmartHealthCards", package: "HealthRecords"), .product(name: "Deflate", package: "HealthRecords"),
+        ], path: "Sources/FuzzInflate"),
         .executableTarget(name: "FuzzCMS", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzCMS"),
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzPNG"),
         .executableTarget(name: "FuzzQRDecode", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzQRDecode"),
-        .executableTarget(name: "FuzzP256", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzP256"),
+        .executableTarget(name: "FuzzP256", dependencies: [.product(name: "JOSE", package: "HealthRecords")], path: "Sources/FuzzP256"),
         .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
     ]
 )

@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 import SmartHealthCards
 
@@ -35,7 +36,7 @@ public enum CardInputKind: Sendable, Hashable {
         if first == UInt8(ascii: "{") { self = .json; return }
         if HealthCardQRText.namesScheme(text) { self = .qrText; return }
         if text.starts(with: "eyJ".utf8) { self = .jws; return }
-        if let end = text.firstIndex(where: { !CompactJWS.isBase64URL($0) }), end != text.startIndex, text[end] == UInt8(ascii: ".") {
+        if let end = text.firstIndex(where: { !Base64URL.isAlphabetByte($0) }), end != text.startIndex, text[end] == UInt8(ascii: ".") {
             self = .jws
             return
         }

@@ -11,10 +11,8 @@ struct FixedTables: @unchecked Sendable {
     static let shared = FixedTables()
 
     private init() {
-        var lengths = [UInt8](repeating: 8, count: 288)
-        for s in 144..<256 { lengths[s] = 9 }
-        for s in 256..<280 { lengths[s] = 7 }
-        let distanceLengths = [UInt8](repeating: 5, count: 32)
+        let lengths = DeflateFormat.fixedLiteralLengthLengths
+        let distanceLengths = [UInt8](repeating: DeflateFormat.fixedDistanceLength, count: 32)
         let literalLengthTable = UnsafeMutablePointer<UInt32>.allocate(capacity: 512)
         let distanceTable = UnsafeMutablePointer<UInt32>.allocate(capacity: 32)
         literalLength = literalLengthTable

@@ -24,14 +24,10 @@ enum HuffmanEntry {
 
     /// Base values for literal/length symbols 0…287 (before the codeword length is added).
     static let literalLengthResults: [UInt32] = {
-        let lengthBase: [UInt32] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
-                                    35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-        let lengthExtra: [UInt32] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
-                                     3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
         var r = [UInt32](repeating: 0, count: 288)
         for s in 0..<256 { r[s] = literal | UInt32(s) << 8 }
         r[256] = exceptional | endOfBlock
-        for i in 0..<29 { r[257 + i] = lengthBase[i] << 16 | lengthExtra[i] }
+        for i in 0..<29 { r[257 + i] = UInt32(DeflateFormat.lengthBase[i]) << 16 | UInt32(DeflateFormat.lengthExtraBits[i]) }
         r[286] = exceptional
         r[287] = exceptional
         return r
@@ -39,11 +35,8 @@ enum HuffmanEntry {
 
     /// Base values for distance symbols 0…31.
     static let distanceResults: [UInt32] = {
-        let base: [UInt32] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193,
-                              257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
-                              8193, 12289, 16385, 24577]
         var r = [UInt32](repeating: exceptional, count: 32)
-        for i in 0..<30 { r[i] = base[i] << 16 | UInt32(max(0, i / 2 - 1)) }
+        for i in 0..<30 { r[i] = UInt32(DeflateFormat.distanceBase[i]) << 16 | UInt32(DeflateFormat.distanceExtraBits[i]) }
         return r
     }()
 

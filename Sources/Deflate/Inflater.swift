@@ -90,8 +90,6 @@ struct Inflater {
 
     // MARK: Dynamic block headers
 
-    private static let codeLengthOrder: [Int] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
-
     /// Reads a dynamic block's code lengths and builds its tables; returns their index bits.
     private mutating func dynamicHeader(_ t: DynamicTables) throws(InflateError) -> (Int, Int) {
         let results = SymbolResults.shared
@@ -108,7 +106,7 @@ struct Inflater {
         // 19 × 3 bits = 57: refilled as needed.
         for i in 0..<codeLengthCount {
             try bits.ensure(3)
-            lengths[Self.codeLengthOrder[i]] = UInt8(truncatingIfNeeded: bits.take(3))
+            lengths[DeflateFormat.codeLengthOrder[i]] = UInt8(truncatingIfNeeded: bits.take(3))
         }
         if bits.consumedPastEnd { throw .truncated }
 

@@ -1,6 +1,7 @@
 import CZlib
 import Deflate
 import Testing
+import ZlibReference
 
 /// Every way a stream can be malformed fails with its own error, and zlib agrees it fails.
 @Suite struct MalformedStreamTests {

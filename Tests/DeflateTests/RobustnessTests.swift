@@ -1,6 +1,7 @@
 import CZlib
 import Deflate
 import Testing
+import ZlibReference
 
 /// Hostile input: bombs stop at the limit, and random or mutated streams never crash or hang;
 /// whatever zlib accepts we inflate identically, whatever zlib rejects we reject.

@@ -1,6 +1,7 @@
 import CZlib
 import Deflate
 import Testing
+import ZlibReference
 
 @Suite struct RoundTripTests {
     private func roundTrips(_ data: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION, strategy: Int32 = Z_DEFAULT_STRATEGY,

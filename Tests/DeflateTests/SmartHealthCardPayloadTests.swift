@@ -2,6 +2,7 @@ import Deflate
 import Foundation
 import Testing
 import TestSupport
+import ZlibReference
 
 /// The payloads of the SMART Health Card examples (spec and HL7 IG) inflate to their minified JSON.
 @Suite struct SmartHealthCardPayloadTests {

@@ -2,6 +2,7 @@ import CZlib
 import Deflate
 import Foundation
 import Testing
+import ZlibReference
 
 /// The zlib wrapper (RFC 1950): header checks, Adler-32, and the same limits as raw DEFLATE.
 @Suite struct ZlibFormatTests {

@@ -152,7 +152,7 @@ struct PNGFormat: CustomTestStringConvertible, Sendable {
         // Filter type 9 on the first row, written as a stored zlib stream so it is easy to place.
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         TestPNGBuilder.chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0], &bytes)
-        TestPNGBuilder.chunk("IDAT", DeflateCompressor.zlibStored([9, 0]), &bytes)
+        TestPNGBuilder.chunk("IDAT", Compress.zlib([9, 0], level: .stored), &bytes)
         TestPNGBuilder.chunk("IEND", [], &bytes)
         #expect(throws: PNGError.invalidFilterType(9, row: 0, pass: 0)) { try PNGDecoder.decode(bytes) }
 
@@ -166,7 +166,7 @@ struct PNGFormat: CustomTestStringConvertible, Sendable {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         // 100000 × 100000 claimed, with a tiny IDAT: must fail on the header alone.
         TestPNGBuilder.chunk("IHDR", [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0, 8, 0, 0, 0, 0], &bytes)
-        TestPNGBuilder.chunk("IDAT", DeflateCompressor.zlibStored([0]), &bytes)
+        TestPNGBuilder.chunk("IDAT", Compress.zlib([0], level: .stored), &bytes)
         TestPNGBuilder.chunk("IEND", [], &bytes)
         #expect(throws: PNGError.imageTooLarge(width: 100_000, height: 100_000, limits: .default)) { try PNGDecoder.decode(bytes) }
 
@@ -179,7 +179,7 @@ struct PNGFormat: CustomTestStringConvertible, Sendable {
 
     @Test func decompressionBombFailsAtTheExpectedSize() throws {
         // 8 MiB of zeros squeezed into a few kilobytes, behind a header claiming 64 × 64 pixels.
-        let bomb = DeflateCompressor.zlibCompress([UInt8](repeating: 0, count: 8 << 20))
+        let bomb = Compress.zlib([UInt8](repeating: 0, count: 8 << 20))
         #expect(bomb.count < 100_000)
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         TestPNGBuilder.chunk("IHDR", [0, 0, 0, 64, 0, 0, 0, 64, 8, 0, 0, 0, 0], &bytes)

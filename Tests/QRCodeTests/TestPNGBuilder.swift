@@ -1,3 +1,4 @@
+import Deflate
 @testable import QRCode
 
 /// Builds PNG files of any colour type, bit depth, filter mix and interlacing, written
@@ -29,7 +30,7 @@ struct TestPNGBuilder {
         if let transparency { Self.chunk("tRNS", transparency, &out) }
         Self.chunk("tEXt", Array("Comment\u{0}ancillary chunk to skip".utf8), &out)
         let raw = filteredData()
-        let zlib = stored ? DeflateCompressor.zlibStored(raw) : DeflateCompressor.zlibCompress(raw)
+        let zlib = Compress.zlib(raw, level: stored ? .stored : .balanced)
         // Split the stream over several IDAT chunks to exercise concatenation.
         let third = Swift.max(1, zlib.count / 3)
         var start = 0

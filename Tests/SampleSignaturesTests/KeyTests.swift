@@ -1,3 +1,4 @@
+import ByteEncodings
 import Crypto
 import Foundation
 import SwiftASN1
@@ -135,8 +136,8 @@ struct KeyTests {
     }
 
     @Test func rejectsUnsuitableJWKs() throws {
-        let x = Base64.encodeURL(Array(key.key.publicKey.rawRepresentation.prefix(32)))
-        let y = Base64.encodeURL(Array(key.key.publicKey.rawRepresentation.suffix(32)))
+        let x = Base64URL.encode(Array(key.key.publicKey.rawRepresentation.prefix(32)))
+        let y = Base64URL.encode(Array(key.key.publicKey.rawRepresentation.suffix(32)))
         #expect(throws: KeyError.invalidJWK(.notJSON)) { try DevicePublicKey(jwk: "not json") }
         #expect(throws: KeyError.invalidJWK(.unsupportedKeyType)) { try DevicePublicKey(jwk: #"{"kty":"RSA","n":"AQAB","e":"AQAB"}"#) }
         #expect(throws: KeyError.unsupportedCurve(CMSObjectIdentifier.p384)) {

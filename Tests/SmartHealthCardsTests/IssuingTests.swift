@@ -1,9 +1,12 @@
+import ByteEncodings
 import Crypto
 import FHIR
 import Foundation
+import JOSE
 import SmartHealthCards
 import Testing
 import TestSupport
+import ZlibReference
 
 @Suite struct IssuingTests {
     func bundle(_ rel: String) throws -> JSONObject { try JSONReader().read(Shared.data(rel)).objectValue! }
@@ -54,6 +57,11 @@ import TestSupport
         // Signatures are randomized: compare by verifying, and by the inflated payload.
         let parsed = try CompactJWS(card.jws)
         #expect(try RawDeflate.inflate(parsed.payload) == card.payload)
+        // What peers run (zlib: Python's joserfc, browsers, other verifiers) reads it as well.
+        #expect(ZlibOracle.inflate(parsed.payload, limit: card.payload.count) == .inflated(card.payload))
+        // Compressed as zlib's level 9 would: the QR code must not grow (docs/deflate.md).
+        let zlibSize = ZlibOracle.compress(card.payload, level: 9).count
+        #expect(parsed.payload.count <= zlibSize + zlibSize / 50, "\(parsed.payload.count) bytes, zlib level 9 makes \(zlibSize)")
         #expect(parsed.header.keyID == Spec.kidCRL)
         #expect(String(decoding: try Base64URL.decode(card.jws.split(separator: ".")[0].description), as: UTF8.self) == #"{"zip":"DEF","alg":"ES256","kid":"\#(Spec.kidCRL)"}"#)
     }

@@ -1,5 +1,6 @@
 import FHIR
 import Foundation
+import JOSE
 import NetworkAddresses
 import OutboundHTTP
 import SmartHealthCards

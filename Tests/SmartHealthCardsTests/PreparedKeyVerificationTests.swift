@@ -1,4 +1,6 @@
+import ByteEncodings
 import Foundation
+import JOSE
 import SmartHealthCards
 import Testing
 import TestSupport

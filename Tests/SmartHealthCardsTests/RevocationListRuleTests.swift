@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 import SmartHealthCards

@@ -1,7 +1,10 @@
+import ByteEncodings
 import CZlib
 import Crypto
+import Deflate
 import FHIR
 import Foundation
+import JOSE
 import SmartHealthCards
 import TestSupport
 import X509
@@ -76,16 +79,16 @@ struct CardForge {
         let json = payloadBytes ?? JSONWriter.minified(.object(payload))
         let body: [UInt8]
         switch compression {
-        case .raw: body = RawDeflate.deflate(json)
+        case .raw: body = Compress.raw(json, level: .best)
         case .none: body = json
         case .zlib:
             var adler = adler32(0, nil, 0)
             json.withUnsafeBufferPointer { adler = adler32(adler, $0.baseAddress, uInt($0.count)) }
-            body = [0x78, 0xDA] + RawDeflate.deflate(json) + withUnsafeBytes(of: UInt32(adler).bigEndian, Array.init)
+            body = [0x78, 0xDA] + Compress.raw(json, level: .best) + withUnsafeBytes(of: UInt32(adler).bigEndian, Array.init)
         case .gzip:
             var crc = crc32(0, nil, 0)
             json.withUnsafeBufferPointer { crc = crc32(crc, $0.baseAddress, uInt($0.count)) }
-            body = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF] + RawDeflate.deflate(json)
+            body = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF] + Compress.raw(json, level: .best)
                 + withUnsafeBytes(of: UInt32(crc).littleEndian, Array.init) + withUnsafeBytes(of: UInt32(json.count).littleEndian, Array.init)
         }
         let input = Base64URL.encode(JSONWriter.minified(.object(header))) + "." + Base64URL.encode(body)

@@ -1,6 +1,7 @@
 import Crypto
 import FHIR
 import Foundation
+import JOSE
 import SmartHealthCards
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import Crypto
 import FHIR
 import Foundation
+import JOSE
 import SmartHealthCards
 
 /// SMART Health Card verification: end to end (parse, inflate, JSON, ECDSA, FHIR extraction)

@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 
 /// A FHIR Bundle of any type (collection, searchset, transaction, document, …).
@@ -129,12 +130,6 @@ enum ContentDigest {
                 b = (b ^ UInt64(p[k] ^ 0x5A)) &* 0x100_0000_01b3
             }
         }
-        return String(a, radix: 16).leftPadded(16) + String(b, radix: 16).leftPadded(16)
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        return Hex.encode(withUnsafeBytes(of: a.bigEndian, Array.init) + withUnsafeBytes(of: b.bigEndian, Array.init))
     }
 }

@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 
 /// Why a JSON document could not be read, and where.
@@ -46,7 +47,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         switch reason {
         case .unexpectedEnd: what = "the document ends in the middle of a value"
         case .unexpectedByte(let b):
-            let shown = (0x21...0x7e).contains(b) ? "'\(Character(Unicode.Scalar(b)))'" : String(format: "0x%02X", b)
+            let shown = (0x21...0x7e).contains(b) ? "'\(Character(Unicode.Scalar(b)))'" : "0x" + Hex.encode([b], uppercase: true)
             what = "unexpected \(shown)"
         case .invalidNumber: what = "invalid number"
         case .invalidEscape: what = "invalid escape sequence in a string"

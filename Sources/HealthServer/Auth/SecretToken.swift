@@ -1,3 +1,4 @@
+import ByteEncodings
 import Crypto
 import Foundation
 
@@ -8,8 +9,7 @@ public enum SecretToken {
     public static func make() -> String {
         var g = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &g) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     /// SHA-256 of a token, the key it is looked up by.

@@ -1,3 +1,4 @@
+import ByteEncodings
 import Foundation
 import NIOCore
 #if canImport(Glibc)
@@ -16,6 +17,6 @@ enum ClientAddress {
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
             return bytes[12..<16].map(String.init).joined(separator: ".")  // an IPv4-mapped address is that IPv4 address
         }
-        return bytes[0..<8].map { String(format: "%02x", $0) }.joined() + "::/64"
+        return Hex.encode(bytes[0..<8]) + "::/64"
     }
 }

@@ -1,3 +1,4 @@
+import ByteEncodings
 import ClinicalRecords
 import Crypto
 import FHIR
@@ -119,7 +120,7 @@ final class Webhooks: Sendable {
         var message = Data((t + ".").utf8)
         message.append(body)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))
-        let hex = mac.map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.encode(mac)
         return [
             "Content-Type": "application/json",
             "X-HealthRecords-Signature": "t=\(t),v1=\(hex)",

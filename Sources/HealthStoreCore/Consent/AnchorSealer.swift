@@ -1,3 +1,4 @@
+import ByteEncodings
 import Crypto
 import Foundation
 import SmartHealthCards

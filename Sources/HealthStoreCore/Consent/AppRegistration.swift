@@ -1,3 +1,4 @@
+import ByteEncodings
 import Crypto
 import Foundation
 
@@ -106,16 +107,8 @@ public struct AppCredentials: Sendable, Hashable {
 
 enum AppSecret {
     static func make() -> String {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URL
+        Base64URL.encode(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
     }
 
     static func digest(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
-}
-
-extension Data {
-    /// Base64url without padding.
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

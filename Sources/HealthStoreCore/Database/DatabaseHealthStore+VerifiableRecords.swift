@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 import SmartHealthCards
@@ -70,7 +71,7 @@ extension DatabaseHealthStore {
     }
 
     public func deleteVerifiableRecord(identifier: String) async throws -> Bool {
-        guard let identity = Data(hexString: identifier) else { return false }
+        guard identifier.utf8.count <= 256, let identity = (try? Hex.decode(identifier)).map({ Data($0) }) else { return false }
         let deleted = try await write { w in
             var q = w.sql("DELETE FROM verifiable_record WHERE ")
             q += q.scope() + " AND identity = " + q.bind(identity) + " RETURNING id"

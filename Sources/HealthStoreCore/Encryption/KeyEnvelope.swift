@@ -1,3 +1,4 @@
+import ByteEncodings
 import Crypto
 import Foundation
 import _CryptoExtras
@@ -57,7 +58,7 @@ public struct KeyEnvelope: Sendable, Hashable {
         for credentials: StoreCredentials, kdf: KDFParameters = .standard, date: Date
     ) throws(HealthStoreError) -> (KeyEnvelope, SymmetricKey) {
         let dataKey = SymmetricKey(size: .bits256)
-        let keyID = Data(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }).map { String(format: "%02x", $0) }.joined()
+        let keyID = Hex.encode(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })
         var envelope = KeyEnvelope(
             keyID: keyID, method: .keyFile, salt: Data(), wrappedKey: Data(), keyCheck: check(dataKey, keyID: keyID), changedDate: date)
         try envelope.wrap(dataKey, for: credentials, kdf: kdf, date: date)

@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 import SmartHealthCards
@@ -44,7 +45,7 @@ package enum VerifiableRecordCoding {
             dataRepresentation: try sealer.open(jws),
             fhirResourceTypes: details.list("fhirResourceTypes").compactMap(\.stringValue))
         return StoredVerifiableRecord(
-            identifier: identity.hexString, record: record,
+            identifier: Hex.encode(identity), record: record,
             status: try status(name: statusName, detail: sealer.open(statusDetail)),
             addedDate: Date(timeIntervalSince1970: added))
     }

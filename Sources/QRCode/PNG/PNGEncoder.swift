@@ -1,3 +1,4 @@
+import Deflate
 import Foundation
 
 /// Writes 8-bit grayscale PNGs.
@@ -11,7 +12,7 @@ enum PNGEncoder {
         header.appendBigEndian(UInt32(image.height))
         header += [8, 0, 0, 0, 0]  // bit depth 8, grayscale, deflate, adaptive filtering, no interlace
         appendChunk("IHDR", header, to: &out)
-        appendChunk("IDAT", DeflateCompressor.zlibCompress(filteredRows(image)), to: &out)
+        appendChunk("IDAT", Compress.zlib(filteredRows(image), level: .balanced), to: &out)
         appendChunk("IEND", [], to: &out)
         return Data(out)
     }

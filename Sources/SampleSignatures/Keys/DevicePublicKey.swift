@@ -1,5 +1,8 @@
+import ByteEncodings
 import Crypto
+import FHIR
 import Foundation
+import JOSE
 import SwiftASN1
 import X509
 
@@ -84,8 +87,11 @@ public struct DevicePublicKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``KeyError/unsupportedCurve(_:)`` when `crv` is `P-384` or `P-521`,
     ///   ``KeyError/invalidJWK(_:)`` for anything else that is not a P-256 public key.
     public init(jwk json: some DataProtocol) throws(KeyError) {
-        let jwk = try JSONWebKey.decode(Data(json))
-        try self.init(x963Representation: [0x04] + jwk.x + jwk.y)
+        do {
+            self.init(try JSONWebKey(data: Data(json)).p256PublicKeyWithoutPrivatePart())
+        } catch {
+            throw KeyError(error)
+        }
     }
 
     /// Imports a JSON Web Key from its text.
@@ -106,14 +112,12 @@ public struct DevicePublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The key as a JSON Web Key (members in lexicographic order, as RFC 7638 thumbprints use).
     public var jwkRepresentation: String {
-        let x = Base64.encodeURL(Array(x963Representation[1...32]))
-        let y = Base64.encodeURL(Array(x963Representation[33...64]))
-        return #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
+        JSONWriter.minifiedString(.object(JSONWebKey(p256PublicKey: key).json))
     }
 
     /// The subject key identifier in hex.
     public var description: String {
-        "P-256 key " + subjectKeyIdentifier.map { String(format: "%02x", $0) }.joined()
+        "P-256 key " + Hex.encode(subjectKeyIdentifier)
     }
 
     /// Keys are equal when their points are.

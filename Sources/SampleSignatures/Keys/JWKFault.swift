@@ -1,3 +1,5 @@
+import JOSE
+
 /// Why a JSON Web Key was rejected.
 public enum JWKFault: Hashable, Sendable, CustomStringConvertible {
     /// The text is not a JSON object with string members.
@@ -19,6 +21,26 @@ public enum JWKFault: Hashable, Sendable, CustomStringConvertible {
         case .unsupportedCurveName: "crv is not a known curve"
         case .invalidCoordinate: "x or y is not a 32-byte base64url value"
         case .containsPrivateKey: "JWK contains a private key"
+        }
+    }
+}
+
+extension KeyError {
+    /// A JSON Web Key's rejection in this module's terms: P-384 and P-521 are curves it knows
+    /// but does not support, an off-curve point is an invalid public key like any other.
+    init(_ error: JWKError) {
+        switch error {
+        case .notJSON, .notAnObject: self = .invalidJWK(.notJSON)
+        case .unsupportedKeyType: self = .invalidJWK(.unsupportedKeyType)
+        case .unsupportedCurve("P-384"): self = .unsupportedCurve(CMSObjectIdentifier.p384)
+        case .unsupportedCurve("P-521"): self = .unsupportedCurve(CMSObjectIdentifier.p521)
+        case .unsupportedCurve: self = .invalidJWK(.unsupportedCurveName)
+        case .privateMemberPresent: self = .invalidJWK(.containsPrivateKey)
+        case .pointNotOnCurve: self = .invalidPublicKey
+        // Public-key import raises none of the signing-key and private-key cases; were it to,
+        // they too say the key is not a usable P-256 public key.
+        case .missingMember, .invalidCoordinates, .wrongUse, .wrongAlgorithm, .missingPrivateKey, .kidMismatch:
+            self = .invalidJWK(.invalidCoordinate)
         }
     }
 }

@@ -1,6 +1,9 @@
+import ByteEncodings
 import Crypto
+import Deflate
 import FHIR
 import Foundation
+import JOSE
 
 /// A card as issued: its JWS and what it was made from.
 public struct IssuedCard: Sendable {
@@ -62,7 +65,7 @@ public struct HealthCardIssuer: Sendable {
             ]))),
         ]
         if let rid = revocationID {
-            guard !rid.isEmpty, rid.utf8.count <= 24, rid.utf8.allSatisfy(CompactJWS.isBase64URL) else { throw .revocation("\(rid) is not 1–24 base64url characters") }
+            guard !rid.isEmpty, rid.utf8.count <= 24, rid.utf8.allSatisfy(Base64URL.isAlphabetByte) else { throw .revocation("\(rid) is not 1–24 base64url characters") }
             vc.append(JSONMember("rid", .string(rid)))
         }
         var claims: [JSONMember] = [JSONMember("iss", .string(issuer)), JSONMember("nbf", .number(Self.numericDate(notBefore)))]
@@ -75,7 +78,7 @@ public struct HealthCardIssuer: Sendable {
         let header = JSONWriter.minified(.object(JSONObject([
             JSONMember("zip", .string("DEF")), JSONMember("alg", .string("ES256")), JSONMember("kid", .string(key.keyID)),
         ])))
-        let input = Base64URL.encode(header) + "." + Base64URL.encode(RawDeflate.deflate(payload))
+        let input = Base64URL.encode(header) + "." + Base64URL.encode(Compress.raw(payload, level: .best))
         let signature: [UInt8]
         do { signature = try ES256.sign(Array(input.utf8), key: key.privateKey) } catch { throw .key("signing failed: \(error)") }
         return IssuedCard(jws: input + "." + Base64URL.encode(signature), payload: payload, warnings: warnings)

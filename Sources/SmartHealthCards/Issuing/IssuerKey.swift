@@ -1,6 +1,8 @@
+import ByteEncodings
 import Crypto
 import FHIR
 import Foundation
+import JOSE
 
 /// A P-256 signing key for issuing cards, with its `kid` (the RFC 7638 thumbprint).
 public struct IssuerKey: Sendable {
@@ -12,7 +14,7 @@ public struct IssuerKey: Sendable {
     /// Wraps a private key.
     public init(_ privateKey: P256.Signing.PrivateKey) {
         self.privateKey = privateKey
-        self.keyID = (try? IssuerKey.publicJWK(privateKey.publicKey).thumbprint()) ?? ""
+        self.keyID = (try? JSONWebKey(p256PublicKey: privateKey.publicKey).thumbprint()) ?? ""
     }
 
     /// A new random key.
@@ -20,7 +22,7 @@ public struct IssuerKey: Sendable {
 
     /// The public JWK to publish (`kty`, `kid`, `use`, `alg`, `crv`, `x`, `y`).
     public var publicJWK: JSONWebKey {
-        let base = IssuerKey.publicJWK(privateKey.publicKey)
+        let base = JSONWebKey(p256PublicKey: privateKey.publicKey)
         return JSONWebKey(json: JSONObject([
             JSONMember("kty", .string("EC")), JSONMember("kid", .string(keyID)), JSONMember("use", .string("sig")),
             JSONMember("alg", .string("ES256")), JSONMember("crv", .string("P-256")),
@@ -33,14 +35,6 @@ public struct IssuerKey: Sendable {
         var o = publicJWK.json
         o["d"] = .string(Base64URL.encode(privateKey.rawRepresentation))
         return JSONWebKey(json: o)
-    }
-
-    static func publicJWK(_ key: P256.Signing.PublicKey) -> JSONWebKey {
-        let raw = Array(key.rawRepresentation)
-        return JSONWebKey(json: JSONObject([
-            JSONMember("kty", .string("EC")), JSONMember("crv", .string("P-256")),
-            JSONMember("x", .string(Base64URL.encode(raw[0..<32]))), JSONMember("y", .string(Base64URL.encode(raw[32..<64]))),
-        ]))
     }
 
     /// Loads a signing key from a private JWKS or JWK (keys whose `use` is not `sig` are skipped;

@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 #if canImport(Glibc)
@@ -37,12 +38,6 @@ public struct CompactJWS: Sendable {
         self.signingInputLength = inputLength
     }
 
-    /// Whether a byte is in the base64url alphabet; `package` so the card-input reader
-    /// (CardScanning) sorts JWS-shaped text by the same rule the parser applies.
-    package static func isBase64URL(_ c: UInt8) -> Bool {
-        (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) || c == 0x2D || c == 0x5F
-    }
-
     static func split(_ b: UnsafeBufferPointer<UInt8>) throws(JWSError) -> (JWSHeader, [UInt8], [UInt8], Int) {
         if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { throw .malformed("starts with a byte-order mark") }
         guard !b.isEmpty, let base = b.baseAddress else { throw .malformed("empty") }
@@ -58,7 +53,7 @@ public struct CompactJWS: Sendable {
         var s = UnsafeBufferPointer(rebasing: b[(d2 + 1)...])
         guard !h.isEmpty, !p.isEmpty, !s.isEmpty else { throw .malformed("an empty part") }
         // Whatever follows a complete signature is "trailing": a newline, a space, junk.
-        if let bad = s.firstIndex(where: { !isBase64URL($0) }) {
+        if let bad = s.firstIndex(where: { !Base64URL.isAlphabetByte($0) }) {
             let offset = d2 + 1 + bad
             if s[bad] == 0x2E { throw .malformed("more than three parts") }
             if bad == 0 || s[bad] == 0x3D { throw .malformed(s[bad] == 0x3D ? "base64url padding '=' at byte \(offset)" : "byte \(offset) is not base64url (\(describe(s[bad])))") }
@@ -96,7 +91,7 @@ public struct CompactJWS: Sendable {
         case 0x0D: return "carriage return"
         case 0x09: return "tab"
         case 0x21...0x7E: return "'\(Character(Unicode.Scalar(c)))'"
-        default: return String(format: "0x%02X", c)
+        default: return "0x" + Hex.encode([c], uppercase: true)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 /// Key sets the person vouches for, offered for whichever issuer a card names (`--keys FILE`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 import Synchronization
 
 /// Remembers what another source answered for a while, so a verifier does not fetch an

@@ -1,5 +1,7 @@
+import ByteEncodings
 import FHIR
 import Foundation
+import JOSE
 
 /// Where an issuer's published files come from: its website, a cache, files on disk, a directory.
 ///
@@ -111,7 +113,7 @@ public struct IssuerFilesKeySource: IssuerKeySource {
     }
 
     public func revocationList(issuer: String, keyID: String) async throws(KeySourceError) -> RevocationList? {
-        guard issuer == self.issuer, FHIRResource.isValidIdentifier(keyID) || keyID.utf8.allSatisfy(CompactJWS.isBase64URL) else { return nil }
+        guard issuer == self.issuer, FHIRResource.isValidIdentifier(keyID) || keyID.utf8.allSatisfy(Base64URL.isAlphabetByte) else { return nil }
         let url = directory.appendingPathComponent(".well-known/crl/\(keyID).json")
         guard let data = try? Data(contentsOf: url) else { throw .unavailable("cannot read \(url.path)") }
         do { return try RevocationList(data: data) } catch { throw .invalidRevocationList(location: url.path, error) }
@@ -137,7 +139,7 @@ public struct WellKnownKeySource: IssuerKeySource {
     }
 
     public func revocationList(issuer: String, keyID: String) async throws(KeySourceError) -> RevocationList? {
-        guard keyID.utf8.allSatisfy(CompactJWS.isBase64URL), let url = URL(string: issuer + "/.well-known/crl/\(keyID).json") else {
+        guard keyID.utf8.allSatisfy(Base64URL.isAlphabetByte), let url = URL(string: issuer + "/.well-known/crl/\(keyID).json") else {
             throw .unavailable("no revocation list URL for key \(keyID)")
         }
         let data: Data

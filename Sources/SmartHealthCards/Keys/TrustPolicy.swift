@@ -1,5 +1,6 @@
 import FHIR
 import Foundation
+import JOSE
 
 /// Which issuers a verifier trusts: an allow-list, a directory, or (with neither) every issuer
 /// whose keys resolve.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JOSE
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 

@@ -1,3 +1,4 @@
+import ByteEncodings
 import FHIR
 import Foundation
 
@@ -84,7 +85,7 @@ public struct HealthCardPayload: Sendable {
         }
         if let rid = t.member(vc, "rid") {
             guard let s = t.string(rid) else { throw PayloadError(.payloadRID, "vc.rid is not a string") }
-            if s.utf8.count > 24 || s.isEmpty || !s.utf8.allSatisfy(CompactJWS.isBase64URL) {
+            if s.utf8.count > 24 || s.isEmpty || !s.utf8.allSatisfy(Base64URL.isAlphabetByte) {
                 warnings.append(VerificationIssue(.payloadRID, "vc.rid must be 1–24 base64url characters"))
             }
             self.revocationID = s

@@ -1,3 +1,5 @@
+import ByteEncodings
+
 extension RevocationList.Entry {
     /// Reads one `rids` entry: 1–24 base64url characters, optionally `.` and whole seconds.
     ///
@@ -8,7 +10,7 @@ extension RevocationList.Entry {
         let dot = bytes.firstIndex(of: UInt8(ascii: "."))
         let rid = bytes[..<(dot ?? bytes.count)]
         guard !rid.isEmpty else { throw .empty }
-        if let bad = rid.firstIndex(where: { !CompactJWS.isBase64URL($0) }) { throw .notBase64URL(offset: bad) }
+        if let bad = rid.firstIndex(where: { !Base64URL.isAlphabetByte($0) }) { throw .notBase64URL(offset: bad) }
         guard rid.count <= 24 else { throw .tooLong(length: rid.count) }
         var timestamp: Double? = nil
         if let dot {

@@ -2,6 +2,7 @@ import ClinicalRecords
 import Crypto
 import FHIR
 import Foundation
+import JOSE
 
 /// Verifies SMART Health Cards strictly, with a reason for every failure.
 ///

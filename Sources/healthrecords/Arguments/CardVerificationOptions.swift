@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JOSE
 import OutboundHTTP
 import SmartHealthCards
 

@@ -1,3 +1,4 @@
+import ByteEncodings
 import Crypto
 import Foundation
 import HealthStoreCore
@@ -45,7 +46,7 @@ struct UnlockSession {
 
     /// The session file.
     var file: URL? {
-        let digest = SHA256.hash(data: Data(canonicalPath.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.encode(SHA256.hash(data: Data(canonicalPath.utf8)))
         return Self.folder(create: false)?.appendingPathComponent(String(digest.prefix(32)) + ".session")
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
+import ByteEncodings
 import Foundation
 import FHIR
+import JOSE
 import SampleSignatures
 import SmartHealthCards
 
@@ -93,13 +95,6 @@ struct KeysGenerateCommand: AsyncParsableCommand {
         print("private key: \(privatePath)")
         print("public key:  \(publicPath)")
         if let certificatePath { print("certificate: \(certificatePath)") }
-        print("key id:      \(Hex.string(key.publicKey.subjectKeyIdentifier))")
-    }
-}
-
-/// Lower-case hex for identifiers.
-enum Hex {
-    static func string(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        print("key id:      \(Hex.encode(key.publicKey.subjectKeyIdentifier))")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteEncodings
 import FHIR
 import Foundation
 import SampleSignatures
@@ -110,8 +111,8 @@ struct SignatureVerifyCommand: AsyncParsableCommand {
         if let contentOut { try KeyFiles.write(Data(result.content), to: contentOut, force: force) }
         let signer: String
         switch result.signer {
-        case .subjectKeyIdentifier(let id): signer = "subject key identifier \(Hex.string(id))"
-        case .issuerAndSerialNumber(let issuer, let serial): signer = "issuer \(issuer), serial \(Hex.string(serial))"
+        case .subjectKeyIdentifier(let id): signer = "subject key identifier \(Hex.encode(id))"
+        case .issuerAndSerialNumber(let issuer, let serial): signer = "issuer \(issuer), serial \(Hex.encode(serial))"
         }
         if json {
             JSONOutput.print(.object(JSONObject([

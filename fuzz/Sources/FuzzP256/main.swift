@@ -1,5 +1,5 @@
 import Crypto
-import SmartHealthCards
+import JOSE
 
 // Differential: the precomputed-key ECDSA check must agree with swift-crypto's on every input.
 // Byte 0 picks one of four keys, byte 1 how the signature is made, the rest is the message.

@@ -2,6 +2,7 @@ import CardScanning
 import Dispatch
 import FHIR
 import Foundation
+import JOSE
 import QRCode
 import SmartHealthCards
 

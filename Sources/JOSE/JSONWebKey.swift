@@ -1,9 +1,15 @@
+import ByteEncodings
 import Crypto
 import FHIR
 import Foundation
 import Synchronization
 
-/// A JSON Web Key as SMART Health Cards use them: EC P-256 for ES256.
+/// A JSON Web Key (RFC 7517) for EC P-256: SMART Health Card issuer keys (ES256, RFC 7518) and
+/// the device keys that sample signatures are checked against.
+///
+/// The key keeps its JSON as read, member order included, so a published key set is served back
+/// byte for byte and unknown members survive. Validation is strict: coordinates must be canonical
+/// unpadded base64url of exactly 32 bytes and name a point on the curve.
 public struct JSONWebKey: Sendable {
     /// The key's JSON, member order kept.
     public let json: JSONObject
@@ -27,6 +33,16 @@ public struct JSONWebKey: Sendable {
 
     /// Wraps a key object.
     public init(json: JSONObject) { self.json = json }
+
+    /// The public JWK of a P-256 key: `crv`, `kty`, `x`, `y` in the lexicographic order of
+    /// RFC 7638, so its minified JSON is also the input of its thumbprint.
+    public init(p256PublicKey key: P256.Signing.PublicKey) {
+        let raw = Array(key.rawRepresentation)
+        self.init(json: JSONObject([
+            JSONMember("crv", .string("P-256")), JSONMember("kty", .string("EC")),
+            JSONMember("x", .string(Base64URL.encode(raw[0..<32]))), JSONMember("y", .string(Base64URL.encode(raw[32..<64]))),
+        ]))
+    }
 
     /// Reads a key from JSON text.
     public init(data: Data) throws(JWKError) {
@@ -81,8 +97,18 @@ public struct JSONWebKey: Sendable {
         } catch { throw .invalidCoordinates("not base64url") }
         guard xb.count == 32, yb.count == 32 else { throw .invalidCoordinates("coordinates must be 32 bytes, got \(xb.count) and \(yb.count)") }
         do { return try P256.Signing.PublicKey(rawRepresentation: xb + yb) } catch {
-            throw .invalidCoordinates("the point is not on the P-256 curve")
+            throw .pointNotOnCurve
         }
+    }
+
+    /// The P-256 public key of a key that must be public only, such as a trusted device key: a
+    /// key carrying its private member `d` is refused before its point is read, so a private key
+    /// file given by mistake is neither trusted nor kept.
+    public func p256PublicKeyWithoutPrivatePart() throws(JWKError) -> P256.Signing.PublicKey {
+        guard keyType == "EC" else { throw .unsupportedKeyType(keyType ?? "none") }
+        guard curve == "P-256" else { throw .unsupportedCurve(curve ?? "none") }
+        guard privateScalar == nil else { throw .privateMemberPresent }
+        return try p256PublicKey()
     }
 
     /// Whether `signature` (64 bytes r‖s) is a valid ES256 signature of `message` by this key.
@@ -177,17 +203,30 @@ public struct JWKSet: Sendable {
 }
 
 /// Why a key cannot be used.
-public enum JWKError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum JWKError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text is not JSON (the reader's message).
     case notJSON(String)
+    /// The JSON is not an object.
     case notAnObject
+    /// A required member is absent (or not a string): its name.
     case missingMember(String)
+    /// `kty` is not `EC` (or is missing: "none").
     case unsupportedKeyType(String)
+    /// `crv` is not `P-256` (or is missing: "none").
     case unsupportedCurve(String)
+    /// `use` is not `sig`, which a SMART Health Card signing key needs.
     case wrongUse(String?)
+    /// `alg` is not `ES256`, which a SMART Health Card signing key needs.
     case wrongAlgorithm(String?)
+    /// The private member `d` is present where only a public key belongs.
     case privateMemberPresent
+    /// A private key is needed and `d` is absent.
     case missingPrivateKey
+    /// A coordinate or `d` is not canonical base64url, or not 32 bytes: what is wrong.
     case invalidCoordinates(String)
+    /// `x` and `y` are well formed but name no point on P-256.
+    case pointNotOnCurve
+    /// `kid` is not the key's RFC 7638 thumbprint.
     case kidMismatch(kid: String?, thumbprint: String)
 
     public var description: String {
@@ -202,6 +241,7 @@ public enum JWKError: Error, Sendable, Equatable, CustomStringConvertible {
         case .privateMemberPresent: return "a published key must not contain the private member d"
         case .missingPrivateKey: return "the key has no private part (d)"
         case .invalidCoordinates(let m): return "invalid key: \(m)"
+        case .pointNotOnCurve: return "invalid key: the point is not on the P-256 curve"
         case .kidMismatch(let kid, let t): return "kid \(kid ?? "(missing)") is not the key's RFC 7638 thumbprint \(t)"
         }
     }

@@ -3,13 +3,14 @@ import Testing
 import Deflate
 @testable import QRCode
 
-@Suite struct DeflateTests {
+@Suite struct PNGDeflateTests {
     @Test func checksumsMatchPublishedCheckValues() {
         // The standard CRC-32 check value and the Adler-32 example from its Wikipedia article.
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(Adler32.checksum(Array("Wikipedia".utf8)) == 0x11E6_0398)
     }
 
+    /// The PNG writer's compressor (the `Deflate` target's, tested fully there) at every level.
     @Test func compressorRoundTripsThroughInflater() throws {
         var rng = SplitMix64(state: 7)
         let inputs: [[UInt8]] = [
@@ -20,9 +21,9 @@ import Deflate
             (0..<50_000).map { UInt8(truncatingIfNeeded: $0 / 300) },
         ]
         for input in inputs {
-            let zlib = DeflateCompressor.zlibCompress(input)
-            #expect(try Inflate.zlib(zlib, limit: input.count + 1) == input)
-            #expect(try Inflate.zlib(DeflateCompressor.zlibStored(input), limit: input.count + 1) == input)
+            for level in Compress.Level.allCases {
+                #expect(try Inflate.zlib(Compress.zlib(input, level: level), limit: input.count + 1) == input)
+            }
         }
     }
 
@@ -30,7 +31,7 @@ import Deflate
         // The inflater itself is tested in DeflateTests of the Deflate target; here, that the PNG
         // decoder surfaces its errors.
         let input = Array(String(repeating: "QR code payload ", count: 200).utf8)
-        var zlib = DeflateCompressor.zlibCompress(input)
+        var zlib = Compress.zlib(input)
         zlib[zlib.count - 1] ^= 0xFF
         #expect(throws: InflateError.self) { try Inflate.zlib(zlib, limit: 1 << 20) }
     }
