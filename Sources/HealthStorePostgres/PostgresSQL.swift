@@ -8,7 +8,7 @@ extension SQLDialect {
     /// resource's first anchor its id.
     static func postgres(person: String?) -> SQLDialect {
         SQLDialect(
-            placeholders: .dollar, person: person, typedValues: true, greatest: "GREATEST", byteOrder: " COLLATE \"C\"",
+            placeholders: .dollar, person: person, typedValues: true, greatest: "GREATEST", byteOrder: " COLLATE \"C\"", rowsPerStatement: 1000,
             anchors: .init(table: "person", column: "anchor", resourceAdded: "id", rowIDIsAnchor: true, lockClause: " FOR UPDATE"))
     }
 }

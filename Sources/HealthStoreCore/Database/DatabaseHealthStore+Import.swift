@@ -150,52 +150,48 @@ struct RecordBatches {
         versions += versions.personColumn + "resource_row, anchor, replaced_date, digest, data) SELECT " + versions.personColumn + "id, anchor, "
         versions += versions.bind(now) + ", digest, data FROM resource WHERE " + versions.scope() + " AND id IN (" + versions.list(updates.map(\.1)) + ")"
         try await w.session.run(versions)
-        var q = w.sql("WITH u (id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data) AS (VALUES ")
-        var rows: [String] = []
-        for (item, id, anchor) in updates {
-            let c = item.resource
-            let r = c.resource
-            var values = [q.typed(.int(id)), q.typed(.text(c.clinicalType?.rawValue)), q.typed(.text(c.category.rawValue))]
-            values.append(q.typed(.blob(try w.sealer.seal(Data(c.displayName.utf8)))))
-            values += [q.typed(.text(r.fhirVersion.stringRepresentation)), q.typed(.blob(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) }))]
-            values += [q.typed(.double(c.clinicalDate?.date.timeIntervalSince1970)), q.typed(.text(c.clinicalDate?.text))]
-            values += [q.typed(.int(anchor)), q.typed(.blob(item.digest)), q.typed(.blob(try w.sealer.seal(r.data)))]
-            rows.append("(" + values.joined(separator: ", ") + ")")
+        for start in stride(from: 0, to: updates.count, by: w.dialect.rowsPerStatement) {
+            var q = w.sql("WITH u (id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data) AS (VALUES ")
+            var rows: [String] = []
+            for (item, id, anchor) in updates[start..<min(start + w.dialect.rowsPerStatement, updates.count)] {
+                let c = item.resource
+                let r = c.resource
+                var values = [q.typed(.int(id)), q.typed(.text(c.clinicalType?.rawValue)), q.typed(.text(c.category.rawValue))]
+                values.append(q.typed(.blob(try w.sealer.seal(Data(c.displayName.utf8)))))
+                values += [q.typed(.text(r.fhirVersion.stringRepresentation)), q.typed(.blob(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) }))]
+                values += [q.typed(.double(c.clinicalDate?.date.timeIntervalSince1970)), q.typed(.text(c.clinicalDate?.text))]
+                values += [q.typed(.int(anchor)), q.typed(.blob(item.digest)), q.typed(.blob(try w.sealer.seal(r.data)))]
+                rows.append("(" + values.joined(separator: ", ") + ")")
+            }
+            q += rows.joined(separator: ", ")
+            q += """
+                ) UPDATE resource AS r SET clinical_type = u.clinical_type, category = u.category, display_name = u.display_name,
+                fhir_version = u.fhir_version, source_url = u.source_url, clinical_date = u.clinical_date, clinical_date_text = u.clinical_date_text,
+                anchor = u.anchor, digest = u.digest, data = u.data FROM u WHERE \(q.scope("r")) AND r.id = u.id
+                """
+            try await w.session.run(q)
         }
-        q += rows.joined(separator: ", ")
-        q += """
-            ) UPDATE resource AS r SET clinical_type = u.clinical_type, category = u.category, display_name = u.display_name,
-            fhir_version = u.fhir_version, source_url = u.source_url, clinical_date = u.clinical_date, clinical_date_text = u.clinical_date_text,
-            anchor = u.anchor, digest = u.digest, data = u.data FROM u WHERE \(q.scope("r")) AND r.id = u.id
-            """
-        try await w.session.run(q)
     }
 
     /// Inserts new rows (each taking the anchor it is added at as its first-added anchor) and
     /// removes the tombstones of records that come back after a deletion.
     private func insert(_ inserts: [(Item, Int64)]) async throws {
         let w = writer
-        var q = w.sql("INSERT INTO resource (")
-        q += q.personColumn + w.dialect.resourceAddedColumn + """
-            , identity, source_id, resource_type, clinical_type, resource_id, display_name, fhir_version,
-            source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES 
-            """
-        let source = q.bind(sourceID)
-        let added = q.bind(now)
-        var rows: [String] = []
+        var rows: [[SQLValue]] = []
         for (item, anchor) in inserts {
             let c = item.resource
             let r = c.resource
-            let a = q.bind(anchor)
-            var values = [a, q.bind(item.identity), source, q.bind(r.resourceType.rawValue), q.bind(c.clinicalType?.rawValue)]
-            values += [q.bind(try w.sealer.seal(Data(r.identifier.utf8))), q.bind(try w.sealer.seal(Data(c.displayName.utf8)))]
-            values += [q.bind(r.fhirVersion.stringRepresentation), q.bind(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) })]
-            values += [q.bind(c.clinicalDate?.date.timeIntervalSince1970), q.bind(c.clinicalDate?.text), added, a, q.bind(item.digest)]
-            values += [q.bind(try w.sealer.seal(r.data)), q.bind(c.category.rawValue)]
-            rows.append("(" + q.personValue + values.joined(separator: ", ") + ")")
+            var row: [SQLValue] = [.int(anchor), .blob(item.identity), .int(sourceID), .text(r.resourceType.rawValue), .text(c.clinicalType?.rawValue)]
+            row += [.blob(try w.sealer.seal(Data(r.identifier.utf8))), .blob(try w.sealer.seal(Data(c.displayName.utf8)))]
+            row += [.text(r.fhirVersion.stringRepresentation), .blob(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) })]
+            row += [.double(c.clinicalDate?.date.timeIntervalSince1970), .text(c.clinicalDate?.text), .double(now), .int(anchor), .blob(item.digest)]
+            row += [.blob(try w.sealer.seal(r.data)), .text(c.category.rawValue)]
+            rows.append(row)
         }
-        q += rows.joined(separator: ", ")
-        try await w.session.run(q)
+        try await w.insert("""
+            INSERT INTO resource (\(w.dialect.resourceAddedColumn), identity, source_id, resource_type, clinical_type, resource_id, display_name,
+            fhir_version, source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES 
+            """, rows)
         var tombstones = w.sql("DELETE FROM tombstone WHERE ")
         tombstones += tombstones.scope() + " AND identity IN (" + tombstones.list(inserts.map(\.0.identity)) + ")"
         try await w.session.run(tombstones)

@@ -75,12 +75,7 @@ struct SampleBatch {
         var find = w.sql("SELECT identity, digest FROM quantity_sample WHERE ")
         find += find.scope() + " AND identity IN (" + find.list(samples.map { SampleCoding.identity($0.uuid, sealer) }) + ")"
         for row in try await w.session.rows(find) { digests[try row.data(0)] = try row.data(1) }
-        var insert = w.sql("INSERT INTO quantity_sample (")
-        insert += insert.personColumn + (w.dialect.rowIDIsAnchor ? "id, " : "") + """
-            identity, source_id, quantity_type, sample_uuid, start_date, end_date, added_date,
-            anchor, digest, value, unit, device, metadata, signature_status) VALUES 
-            """
-        var rows: [String] = []
+        var rows: [[SQLValue]] = []
         var identities: [Data] = []
         for sample in samples {
             let identity = SampleCoding.identity(sample.uuid, sealer)
@@ -99,21 +94,22 @@ struct SampleBatch {
             }
             let status = SampleSignatureStatus.check(sample)
             let sealed = try SampleCoding.sealed(sample, status: status, sealer)
-            let anchor = insert.bind(w.nextAnchor())
-            var values = w.dialect.rowIDIsAnchor ? [anchor] : []
-            values += [insert.bind(identity), insert.bind(sourceID), insert.bind(sample.type.rawValue), insert.bind(sealed.uuid)]
-            values += [insert.bind(SampleCoding.seconds(sample.startDate)), insert.bind(SampleCoding.seconds(sample.endDate)), insert.bind(now), anchor]
-            values += [insert.bind(digest), insert.bind(sealed.value), insert.bind(sealed.unit), insert.bind(sealed.device), insert.bind(sealed.metadata)]
-            values.append(insert.bind(sealed.signatureStatus))
-            rows.append("(" + insert.personValue + values.joined(separator: ", ") + ")")
+            let anchor = w.nextAnchor()
+            var row: [SQLValue] = w.dialect.rowIDIsAnchor ? [.int(anchor)] : []
+            row += [.blob(identity), .int(sourceID), .text(sample.type.rawValue), .blob(sealed.uuid)]
+            row += [.double(SampleCoding.seconds(sample.startDate)), .double(SampleCoding.seconds(sample.endDate)), .double(now), .int(anchor)]
+            row += [.blob(digest), .blob(sealed.value), .blob(sealed.unit), .blob(sealed.device), .blob(sealed.metadata), .blob(sealed.signatureStatus)]
+            rows.append(row)
             digests[identity] = digest
             identities.append(identity)
             outcome.saved.append(
-                StoredQuantitySample(sample: sample, addedDate: Date(timeIntervalSince1970: now), anchor: QueryAnchor(rawValue: w.anchor), signatureStatus: status))
+                StoredQuantitySample(sample: sample, addedDate: Date(timeIntervalSince1970: now), anchor: QueryAnchor(rawValue: anchor), signatureStatus: status))
         }
         guard !rows.isEmpty else { return }
-        insert += rows.joined(separator: ", ")
-        try await w.session.run(insert)
+        try await w.insert("""
+            INSERT INTO quantity_sample (\(w.dialect.rowIDIsAnchor ? "id, " : "")identity, source_id, quantity_type, sample_uuid, start_date, end_date,
+            added_date, anchor, digest, value, unit, device, metadata, signature_status) VALUES 
+            """, rows)
         // A sample saved again after its deletion is simply added again.
         var tombstones = w.sql("DELETE FROM quantity_sample_tombstone WHERE ")
         tombstones += tombstones.scope() + " AND identity IN (" + tombstones.list(identities) + ")"

@@ -40,10 +40,16 @@ package struct SQLDialect: Sendable {
     let greatest: String
     /// A collation that orders text by bytes, appended to ORDER BY terms.
     let byteOrder: String
+    /// The most rows one INSERT or UPDATE writes. Many save round trips to a server; SQLite has
+    /// none to save and compiles a statement's parameters in quadratic time, so it writes a row
+    /// per (cached) statement.
+    let rowsPerStatement: Int
 
-    package init(placeholders: Placeholders, person: String?, typedValues: Bool, greatest: String, byteOrder: String, anchors: Anchors) {
+    package init(
+        placeholders: Placeholders, person: String?, typedValues: Bool, greatest: String, byteOrder: String, rowsPerStatement: Int, anchors: Anchors
+    ) {
         (self.placeholders, self.person, self.anchors) = (placeholders, person, anchors)
-        (self.typedValues, self.greatest, self.byteOrder) = (typedValues, greatest, byteOrder)
+        (self.typedValues, self.greatest, self.byteOrder, self.rowsPerStatement) = (typedValues, greatest, byteOrder, max(1, rowsPerStatement))
     }
 
     /// The placeholder of the `index`th bound value (from 1).

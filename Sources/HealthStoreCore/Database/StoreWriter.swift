@@ -41,6 +41,24 @@ final class StoreWriter {
         try await session.run(q)
     }
 
+    /// Inserts rows, as many in one statement as the dialect likes. `head` is
+    /// `INSERT INTO table (columns) VALUES ` without the person's column, which is added.
+    func insert(_ head: String, _ rows: [[SQLValue]]) async throws {
+        for start in stride(from: 0, to: rows.count, by: dialect.rowsPerStatement) {
+            var q = sql()
+            let open = head.firstIndex(of: "(").map { head.index(after: $0) } ?? head.endIndex
+            q += String(head[..<open]) + q.personColumn + String(head[open...])
+            var tuples: [String] = []
+            for row in rows[start..<min(start + dialect.rowsPerStatement, rows.count)] {
+                var values: [String] = []
+                for value in row { values.append(q.bind(value)) }
+                tuples.append("(" + q.personValue + values.joined(separator: ", ") + ")")
+            }
+            q += tuples.joined(separator: ", ")
+            try await session.run(q)
+        }
+    }
+
     /// The row id of a source, made when new; its name is updated when it changed.
     func sourceID(for source: RecordSource) async throws -> Int64 {
         let identity = ConsentCoding.sourceIdentity(source.identifier, sealer)
