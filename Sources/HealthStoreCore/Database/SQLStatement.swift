@@ -38,6 +38,15 @@ package struct SQLStatement: Sendable {
     package mutating func bind(_ v: String?) -> String { bind(.text(v)) }
     package mutating func bind(_ v: Data?) -> String { bind(.blob(v)) }
 
+    /// The same text with other values for its placeholders (the person's stays first): one
+    /// statement text serves many rows.
+    package func replacingValues(with newValues: some Sequence<SQLValue>) -> SQLStatement {
+        var copy = self
+        copy.values.removeSubrange((personPlaceholder == nil ? 0 : 1)...)
+        copy.values.append(contentsOf: newValues)
+        return copy
+    }
+
     /// A bind with its type spelled out where the dialect needs it (rows of a VALUES list).
     package mutating func typed(_ value: SQLValue) -> String { dialect.cast(bind(value), value) }
 

@@ -42,21 +42,32 @@ final class StoreWriter {
     }
 
     /// Inserts rows, as many in one statement as the dialect likes. `head` is
-    /// `INSERT INTO table (columns) VALUES ` without the person's column, which is added.
+    /// `INSERT INTO table (columns) VALUES ` without the person's column, which is added. Rows
+    /// all have the same width; a statement's text is made once per number of rows.
     func insert(_ head: String, _ rows: [[SQLValue]]) async throws {
+        guard let width = rows.first?.count else { return }
+        var texts: [Int: SQLStatement] = [:]
         for start in stride(from: 0, to: rows.count, by: dialect.rowsPerStatement) {
-            var q = sql()
-            let open = head.firstIndex(of: "(").map { head.index(after: $0) } ?? head.endIndex
-            q += String(head[..<open]) + q.personColumn + String(head[open...])
-            var tuples: [String] = []
-            for row in rows[start..<min(start + dialect.rowsPerStatement, rows.count)] {
-                var values: [String] = []
-                for value in row { values.append(q.bind(value)) }
-                tuples.append("(" + q.personValue + values.joined(separator: ", ") + ")")
-            }
-            q += tuples.joined(separator: ", ")
-            try await session.run(q)
+            let chunk = rows[start..<min(start + dialect.rowsPerStatement, rows.count)]
+            let statement = texts[chunk.count] ?? insertStatement(head, rows: chunk.count, width: width)
+            texts[chunk.count] = statement
+            try await session.run(statement.replacingValues(with: chunk.joined()))
         }
+    }
+
+    /// `head` with `rows` tuples of `width` placeholders (after the person's).
+    private func insertStatement(_ head: String, rows: Int, width: Int) -> SQLStatement {
+        var q = sql()
+        let open = head.firstIndex(of: "(").map { head.index(after: $0) } ?? head.endIndex
+        q += String(head[..<open]) + q.personColumn + String(head[open...])
+        var tuples: [String] = []
+        for _ in 0..<rows {
+            var values: [String] = []
+            for _ in 0..<width { values.append(q.bind(.int(nil))) }
+            tuples.append("(" + q.personValue + values.joined(separator: ", ") + ")")
+        }
+        q += tuples.joined(separator: ", ")
+        return q
     }
 
     /// The row id of a source, made when new; its name is updated when it changed.
