@@ -20,7 +20,6 @@ public enum CardInputKind: Sendable, Hashable {
     /// Anything else: nothing a card could be read from.
     case unknown
 
-    /// The PNG signature.
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Sorts bytes by their start: the PNG signature, else the first text after any whitespace

@@ -21,7 +21,7 @@ public struct CardInputReader: Sendable {
         /// Bounds for decoding PNG images.
         public var png: PNGDecoder.Limits
 
-        /// Makes limits.
+        /// Makes limits; by default 16 MiB per input, 1000 cards per container, and the PNG decoder's default bounds.
         public init(maxInputBytes: Int = 16 << 20, maxCardsPerInput: Int = 1000, png: PNGDecoder.Limits = .default) {
             self.maxInputBytes = maxInputBytes
             self.maxCardsPerInput = maxCardsPerInput
@@ -40,7 +40,7 @@ public struct CardInputReader: Sendable {
         let findings: [VerificationIssue]
     }
 
-    /// The bounds.
+    /// The bounds each input is checked against before it is decoded.
     public let limits: Limits
     /// How many inputs have been read.
     public private(set) var inputCount = 0

@@ -28,7 +28,6 @@ enum DeflateFormat {
     /// Every fixed distance code is 5 bits (symbols 0…31; 30 and 31 never occur).
     static let fixedDistanceLength: UInt8 = 5
 
-    /// The end-of-block symbol.
     static let endOfBlock = 256
     /// The longest match a length symbol can say.
     static let maxMatch = 258

@@ -50,9 +50,9 @@ public enum FHIRError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Boxes a nested ``FHIRError`` so the enum can refer to itself.
 public final class FHIRErrorBox: Sendable, Equatable {
-    /// The boxed error.
+    /// The error inside, e.g. what went wrong on one NDJSON line (``FHIRError/ndjsonLine(line:error:)``).
     public let error: FHIRError
-    /// Boxes an error.
+    /// Wraps `error`; two boxes are equal when the errors they hold are.
     public init(_ error: FHIRError) { self.error = error }
     public static func == (lhs: FHIRErrorBox, rhs: FHIRErrorBox) -> Bool { lhs.error == rhs.error }
 }

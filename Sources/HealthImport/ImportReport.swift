@@ -14,7 +14,7 @@ public struct FileImportResult: Sendable, Equatable {
 
     /// The file's path as given or found.
     public let path: String
-    /// The outcome.
+    /// Whether the file landed whole, was skipped, or failed; a file never lands in part.
     public let status: Status
     /// The counts (all zero unless imported).
     public let outcome: ImportOutcome
@@ -32,7 +32,7 @@ public struct ImportReport: Sendable {
     /// folder's place), so a report reads against the command that made it.
     public var files: [FileImportResult] = []
 
-    /// Makes an empty report.
+    /// Makes an empty report; ``RecordImporter/importPaths(_:progress:)`` appends one result per file.
     public init() {}
 
     /// Counts over the imported files.
@@ -42,9 +42,9 @@ public struct ImportReport: Sendable {
         return t
     }
 
-    /// Files that failed.
+    /// How many files failed; any failure makes ``succeeded`` false.
     public var failed: Int { files.filter { $0.status == .failed }.count }
-    /// Files that were skipped.
+    /// How many files were skipped as plainly not FHIR (only files found in folders are skipped).
     public var skipped: Int { files.filter { $0.status == .skipped }.count }
     /// Whether every file imported or was skipped.
     public var succeeded: Bool { failed == 0 }
@@ -52,14 +52,14 @@ public struct ImportReport: Sendable {
 
 /// How far a long import has come.
 public struct ImportProgress: Sendable {
-    /// Files finished.
+    /// Files finished so far, whatever their status; a batch of card files finishes together.
     public let filesDone: Int
-    /// Files in all.
+    /// Readable files found under all the paths; paths that could not be read are not counted.
     public let filesTotal: Int
-    /// Bytes of finished files.
+    /// Sum of ``FileImportResult/bytes`` over the files finished so far.
     public let bytesDone: Int64
-    /// Bytes in all.
+    /// Size of every file counted in ``filesTotal``, known before the first file lands.
     public let bytesTotal: Int64
-    /// The file just finished.
+    /// The result that prompted this report (one result for a batch of card files read together).
     public let lastFile: FileImportResult
 }

@@ -22,7 +22,7 @@ public struct RecordImporter: Sendable {
         public var fhirVersion: FHIRVersion?
         /// JSON limits for each document (also caps a JSON file's size).
         public var jsonLimits: JSONLimits
-        /// The longest NDJSON line.
+        /// The longest NDJSON line in bytes (default 64 MiB); a longer line fails its file.
         public var maxLineBytes: Int
         /// The most resources in one bundle.
         public var maxBundleEntries: Int
@@ -33,7 +33,7 @@ public struct RecordImporter: Sendable {
         /// The time cards are verified at; the store's clock when `nil`.
         public var verificationTime: Date?
 
-        /// Makes options.
+        /// Makes options; ``cardVerifier`` starts `nil`, so card files fail until one is set.
         public init(
             source: RecordSource? = nil, fhirVersion: FHIRVersion? = nil, jsonLimits: JSONLimits = .default,
             maxLineBytes: Int = 64 << 20, maxBundleEntries: Int = 500_000
@@ -48,12 +48,12 @@ public struct RecordImporter: Sendable {
 
     /// The store to import into.
     public let store: any HealthStore
-    /// The options.
+    /// How files are read; the FHIR and the card halves of an import share them.
     public let options: Options
     /// The classifier and namer.
     public let builder: RecordBuilder
 
-    /// Makes an importer.
+    /// Makes an importer; nothing is read until ``importPaths(_:progress:)`` or ``importFile(_:)``.
     public init(store: any HealthStore, options: Options = Options(), builder: RecordBuilder = RecordBuilder()) {
         self.store = store
         self.options = options
@@ -62,11 +62,11 @@ public struct RecordImporter: Sendable {
 
     /// A file to import and whether it was named directly.
     public struct Candidate: Sendable, Equatable {
-        /// The file.
+        /// The file's location; never a folder (folders are expanded into their files).
         public let url: URL
         /// Named on the command line (must be FHIR) rather than found in a folder.
         public let explicit: Bool
-        /// Size in bytes.
+        /// Size in bytes when found; a JSON file larger than the document limit fails without being read.
         public let bytes: Int64
     }
 

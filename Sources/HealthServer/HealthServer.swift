@@ -12,9 +12,9 @@ import OutboundHTTP
 /// Handlers are thin: they parse, call ``ConsentManager`` / ``AppView`` / the store, and
 /// present. Tokens, sessions, pending requests and webhooks live in memory.
 public struct HealthServer: Sendable {
-    /// The store served.
+    /// The store every request reads and writes; tokens, sessions and pending requests are kept in memory instead.
     public let store: any HealthStore
-    /// The configuration.
+    /// The settings given at init; the server keeps them for its lifetime.
     public let configuration: ServerConfiguration
     let state: ServerState
     let logger: Logger

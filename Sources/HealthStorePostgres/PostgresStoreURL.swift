@@ -26,13 +26,13 @@ public struct PostgresStoreURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The server's host name or address.
     public var host: String
-    /// The server's port.
+    /// The server's port; 5432 when the URL gives none.
     public var port: Int
-    /// The user name.
+    /// The user to connect as; `postgres` when the URL gives none.
     public var user: String
-    /// The password, if any.
+    /// The password, if any; ``description`` and errors never show it (they use ``redacted``).
     public var password: String?
-    /// The database name.
+    /// The database to use; the user's name when the URL gives none.
     public var database: String
     /// The person named in the URL, if any.
     public var person: String?

@@ -177,7 +177,7 @@ public struct JWKSet: Sendable {
     /// The keys, in order.
     public let keys: [JSONWebKey]
 
-    /// Makes a set.
+    /// Makes a set from keys already made; their order is kept.
     public init(keys: [JSONWebKey]) { self.keys = keys }
 
     /// Reads `{"keys":[…]}`.

@@ -15,11 +15,11 @@ public struct SpecialPurposeRange: Sendable, Hashable, CustomStringConvertible {
         case sixToFour
     }
 
-    /// The block.
+    /// The registry's address block, e.g. `10.0.0.0/8`.
     public let prefix: AddressPrefix
     /// The registry's name for it.
     public let name: String
-    /// Where it is defined.
+    /// The document the registry cites for the block, e.g. `RFC 1918`.
     public let reference: String
     /// What outbound requests may do with an address here (unless ``embedding`` decides).
     public let kind: AddressKind

@@ -10,7 +10,7 @@ public struct Destination: Sendable, Equatable {
         case http, https
     }
 
-    /// The scheme.
+    /// The URL's scheme: whether connections to ``addresses`` use TLS.
     public let scheme: Scheme
     /// The host as written in the URL (lowercased, IPv6 without brackets).
     public let host: String

@@ -2,7 +2,7 @@ import Foundation
 
 /// A complete answer: status, headers and the whole (capped) body.
 public struct OutboundResponse: Sendable, Equatable {
-    /// The HTTP status code.
+    /// The HTTP status code of the final answer; an error status is answered, not thrown.
     public let status: Int
     /// The headers, in order, names as sent.
     public let headers: [(name: String, value: String)]

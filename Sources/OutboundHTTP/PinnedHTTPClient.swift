@@ -19,7 +19,7 @@ public struct PinnedHTTPClient: Sendable {
     private let tls: Result<NIOSSLContext, OutboundError>
     private let group: any EventLoopGroup
 
-    /// Makes a client.
+    /// Makes a client; nothing resolves or connects until the first request.
     ///
     /// - Parameters:
     ///   - resolver: where names are resolved (the system's unless a test answers instead).

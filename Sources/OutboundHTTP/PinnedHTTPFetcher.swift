@@ -13,7 +13,7 @@ public struct PinnedHTTPFetcher: HTTPFetcher {
     /// Same-host redirects a fetch follows (issuers move files around; more is a loop).
     public static let maxRedirects = 5
 
-    /// Makes a fetcher.
+    /// Makes a fetcher that follows up to ``maxRedirects`` same-origin redirects under `policy`.
     ///
     /// - Parameters:
     ///   - resolver: where names are resolved (the system's unless a test answers instead).

@@ -21,7 +21,7 @@ public struct SystemResolver: HostResolver {
     private static let running = Mutex(0)
     private let lookup: Lookup
 
-    /// The system resolver.
+    /// Uses `getaddrinfo`, so /etc/hosts and nsswitch apply as for any other program.
     public init() { self.lookup = Self.getaddrinfoLookup }
 
     /// A resolver running another blocking lookup the same way (tests use a slow one to prove

@@ -10,7 +10,7 @@ public struct ClinicalClassifier: Sendable {
     /// The code tables used for vital-sign codes.
     public let tables: CodeTables
 
-    /// Makes a classifier.
+    /// Makes a classifier; `tables` only matter for Observations without a category (vital-sign LOINC codes).
     public init(tables: CodeTables = .shipped) {
         self.tables = tables
     }

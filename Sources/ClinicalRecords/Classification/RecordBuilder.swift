@@ -3,7 +3,7 @@ import Foundation
 
 /// What classification makes of one resource: a record's derived fields, or context.
 public struct ClassifiedResource: Sendable {
-    /// The resource.
+    /// The resource as given, so a store can keep its original bytes alongside the derived fields.
     public let resource: FHIRResource
     /// The clinical type, or `nil` for a resource that is context (Patient, Encounter…).
     public let clinicalType: ClinicalType?
@@ -17,9 +17,9 @@ public struct ClassifiedResource: Sendable {
 
 /// Turns FHIR resources into classified records: type, display name and clinical date.
 public struct RecordBuilder: Sendable {
-    /// The classifier.
+    /// Decides ``ClassifiedResource/clinicalType`` and ``ClassifiedResource/category``; built from the same tables as ``names``.
     public let classifier: ClinicalClassifier
-    /// The display-name resolver.
+    /// Computes ``ClassifiedResource/displayName``; built from the same tables as ``classifier``.
     public let names: DisplayNameResolver
 
     /// Makes a builder over code tables.

@@ -29,7 +29,7 @@ public struct CodeTables: Sendable {
 
     /// A LOINC name and where it comes from.
     public struct LOINCName: Sendable, Hashable {
-        /// The name.
+        /// The name to show for the code: LOINC's Long Common Name, or the display real exports use (see ``isOfficial``).
         public let name: String
         /// Whether the name is LOINC's own Long Common Name (otherwise the display real exports use).
         public let isOfficial: Bool

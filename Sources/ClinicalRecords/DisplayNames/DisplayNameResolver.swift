@@ -11,7 +11,7 @@ public struct DisplayNameResolver: Sendable {
     /// The code tables used when the data carries no display.
     public let tables: CodeTables
 
-    /// Makes a resolver.
+    /// Makes a resolver; `tables` are the fallback for codings that carry no display.
     public init(tables: CodeTables = .shipped) {
         self.tables = tables
     }

@@ -7,12 +7,12 @@ public struct ImmunizationDose: Sendable, Hashable {
     public let date: FHIRDate?
     /// The CVX code, when the record has one.
     public let cvx: String?
-    /// The vaccine's name.
+    /// The name shown for the dose; a dose made from a record carries the record's ``ClinicalRecord/displayName``.
     public let vaccineName: String
     /// The record it came from.
     public let record: RecordIdentity?
 
-    /// Makes a dose.
+    /// Makes a dose from parts; ``ImmunizationChecklist/init(records:birthDate:tables:)`` makes them from records.
     public init(date: FHIRDate?, cvx: String?, vaccineName: String, record: RecordIdentity?) {
         self.date = date
         self.cvx = cvx
@@ -33,7 +33,7 @@ public struct ChecklistItem: Sendable, Hashable {
 
     /// Group or antigen.
     public let kind: Kind
-    /// Its name.
+    /// The CDC vaccine group (e.g. "MMR") or CDSi antigen (e.g. "Measles") as the code tables spell it.
     public let name: String
     /// The doses that cover it, oldest first.
     public let doses: [ImmunizationDose]

@@ -19,7 +19,7 @@ public struct ClinicalRecord: Sendable, Hashable {
     /// The clinical date from the resource: effective, onset, occurrence, recorded, authored, issued…
     public let clinicalDate: FHIRDate?
 
-    /// Makes a record.
+    /// Makes a record as given; nothing is derived or checked here (``RecordBuilder`` derives type, name and date).
     public init(clinicalType: ClinicalType, displayName: String, fhirResource: FHIRResource, source: RecordSource, addedDate: Date, clinicalDate: FHIRDate?) {
         self.clinicalType = clinicalType
         self.displayName = displayName
@@ -37,14 +37,14 @@ public struct ClinicalRecord: Sendable, Hashable {
 
 /// What identifies a record: (source, FHIR resource type, resource id).
 public struct RecordIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The source's identifier.
+    /// The ``RecordSource/identifier`` of the record's source, e.g. a file name or a card issuer URL.
     public var source: String
-    /// The FHIR resource type.
+    /// The resource's `resourceType`, e.g. `Observation`.
     public var resourceType: FHIRResourceType
-    /// The resource id.
+    /// The resource's `id`; unique only together with ``source`` and ``resourceType``.
     public var identifier: String
 
-    /// Makes an identity.
+    /// Makes an identity from its three parts; nothing is checked or normalized.
     public init(source: String, resourceType: FHIRResourceType, identifier: String) {
         self.source = source
         self.resourceType = resourceType

@@ -4,10 +4,10 @@
 public struct RecordSource: Sendable, Hashable, Codable {
     /// A stable identifier, e.g. `Patient.000.ndjson` or `https://spec.smarthealth.cards/examples/issuer`.
     public var identifier: String
-    /// The name people see.
+    /// The name people see; the identifier when none was given.
     public var name: String
 
-    /// Makes a source.
+    /// Makes a source; without a `name`, people see the identifier.
     public init(identifier: String, name: String? = nil) {
         self.identifier = identifier
         self.name = name ?? identifier

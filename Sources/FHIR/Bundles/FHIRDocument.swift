@@ -25,7 +25,7 @@ public struct FHIRDocumentReader: Sendable {
     /// The version to read content as; detected from the content when `nil`.
     public var fhirVersion: FHIRVersion?
 
-    /// Makes a reader.
+    /// Makes a reader; with no `fhirVersion`, each document's version is detected from its content.
     public init(jsonLimits: JSONLimits = .default, maxBundleEntries: Int = 500_000, fhirVersion: FHIRVersion? = nil) {
         self.jsonLimits = jsonLimits
         self.maxBundleEntries = maxBundleEntries

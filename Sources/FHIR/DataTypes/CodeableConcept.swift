@@ -2,10 +2,10 @@
 public struct CodeableConcept: Sendable, Hashable {
     /// The codings, in the order given.
     public var coding: [Coding]
-    /// The plain-text representation.
+    /// Text the sender wrote for the concept; display names prefer it over any coding's display.
     public var text: String?
 
-    /// Makes a concept.
+    /// Makes a concept; the order of `coding` is kept, and ``coding(system:)`` returns the first match.
     public init(coding: [Coding] = [], text: String? = nil) {
         self.coding = coding
         self.text = text

@@ -2,16 +2,16 @@
 public struct Coding: Sendable, Hashable {
     /// The code system URI, e.g. `http://loinc.org`.
     public var system: String?
-    /// The code system version.
+    /// The version of ``system`` the code comes from, as the sender wrote it.
     public var version: String?
-    /// The code.
+    /// The code within ``system``, e.g. `4548-4`; a code written as a JSON number is kept as its text.
     public var code: String?
     /// The human display the sender chose.
     public var display: String?
     /// Whether the user picked this coding.
     public var userSelected: Bool?
 
-    /// Makes a coding.
+    /// Makes a coding; every field is optional, as in FHIR.
     public init(system: String? = nil, version: String? = nil, code: String? = nil, display: String? = nil, userSelected: Bool? = nil) {
         self.system = system
         self.version = version
@@ -33,13 +33,13 @@ public struct Coding: Sendable, Hashable {
 
 /// Well-known code system URIs.
 public enum CodeSystem {
-    /// LOINC.
+    /// LOINC, the system preferred for observation names and the vital-sign codes.
     public static let loinc = "http://loinc.org"
     /// CDC CVX vaccine codes.
     public static let cvx = "http://hl7.org/fhir/sid/cvx"
-    /// RxNorm.
+    /// RxNorm, the system preferred for medication names.
     public static let rxNorm = "http://www.nlm.nih.gov/research/umls/rxnorm"
-    /// SNOMED CT.
+    /// SNOMED CT, the system preferred for condition names.
     public static let snomed = "http://snomed.info/sct"
     /// The R4 observation-category code system.
     public static let observationCategory = "http://terminology.hl7.org/CodeSystem/observation-category"

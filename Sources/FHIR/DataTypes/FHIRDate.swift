@@ -15,7 +15,7 @@ public struct FHIRDate: Sendable, Hashable, Comparable, CustomStringConvertible 
     public let text: String
     /// How much of the date was given.
     public let precision: Precision
-    /// The year.
+    /// The year, four digits as written; every date has one.
     public let year: Int
     /// The month (1–12), or 1 when not given.
     public let month: Int
@@ -23,7 +23,7 @@ public struct FHIRDate: Sendable, Hashable, Comparable, CustomStringConvertible 
     public let day: Int
     /// Hours, minutes, seconds (0 when not given).
     public let hour: Int, minute: Int, second: Int
-    /// Fractional seconds.
+    /// Fractional seconds in `0..<1` (at most 12 digits are read), 0 when not given.
     public let fraction: Double
     /// The zone offset from UTC in seconds, when given.
     public let timeZoneOffset: Int?

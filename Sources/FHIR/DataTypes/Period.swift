@@ -5,7 +5,7 @@ public struct Period: Sendable, Hashable {
     /// The end, when given and valid.
     public var end: FHIRDate?
 
-    /// Makes a period.
+    /// Makes a period; either end may be open (`nil`).
     public init(start: FHIRDate? = nil, end: FHIRDate? = nil) {
         self.start = start
         self.end = end

@@ -8,10 +8,10 @@ public struct Quantity: Sendable, Hashable {
     public var unit: String?
     /// The unit's code system (UCUM is `http://unitsofmeasure.org`).
     public var system: String?
-    /// The unit code.
+    /// The unit's code in ``system`` (e.g. `mm[Hg]` in UCUM), as opposed to the displayed ``unit``.
     public var code: String?
 
-    /// Makes a quantity.
+    /// Makes a quantity; nothing checks that the unit and the code agree.
     public init(value: FHIRDecimal? = nil, comparator: String? = nil, unit: String? = nil, system: String? = nil, code: String? = nil) {
         self.value = value
         self.comparator = comparator

@@ -7,7 +7,7 @@ public struct Reference: Sendable, Hashable {
     /// Text for the referenced resource.
     public var display: String?
 
-    /// Makes a reference.
+    /// Makes a reference; nothing is checked (``typeAndIdentifier`` parses `reference` when asked).
     public init(reference: String? = nil, type: String? = nil, display: String? = nil) {
         self.reference = reference
         self.type = type

@@ -36,7 +36,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The byte offset in the document where it went wrong.
     public let offset: Int
 
-    /// Makes an error.
+    /// Makes an error; `offset` is a byte offset into the document (0 for a document rejected by size).
     public init(_ reason: Reason, at offset: Int) {
         self.reason = reason
         self.offset = offset

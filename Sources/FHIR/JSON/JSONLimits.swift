@@ -9,7 +9,7 @@ public struct JSONLimits: Sendable, Hashable {
     /// The most members or elements in one object or array.
     public var maxContainerElements: Int
 
-    /// Makes limits.
+    /// Makes custom limits; ``default`` is the set meant for health data.
     public init(maxDocumentBytes: Int, maxDepth: Int, maxStringBytes: Int, maxContainerElements: Int) {
         self.maxDocumentBytes = maxDocumentBytes
         self.maxDepth = maxDepth

@@ -1,11 +1,11 @@
 /// One member of a JSON object.
 public struct JSONMember: Sendable, Hashable {
-    /// The member's name.
+    /// The member's name as decoded text; an object may repeat a name, and lookups take the first.
     public var key: String
     /// The member's value.
     public var value: JSONValue
 
-    /// Makes a member.
+    /// Makes a member; nothing checks that `key` is unique in the object it goes into.
     public init(_ key: String, _ value: JSONValue) {
         self.key = key
         self.value = value

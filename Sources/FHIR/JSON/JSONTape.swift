@@ -37,11 +37,11 @@ public struct JSONTape: Sendable {
         }
     }
 
-    /// The document's bytes.
+    /// The document's bytes, kept whole: tokens point into them and values are decoded from them on demand.
     public let bytes: [UInt8]
     @usableFromInline let tokens: [Token]
 
-    /// Parses a document.
+    /// Parses a document, checking the grammar and `limits`; throws at the first error, with its byte offset.
     public init(_ bytes: [UInt8], limits: JSONLimits = .default) throws(JSONError) {
         guard bytes.count <= limits.maxDocumentBytes else {
             throw JSONError(.documentTooLarge(size: bytes.count, limit: limits.maxDocumentBytes), at: 0)
@@ -57,7 +57,7 @@ public struct JSONTape: Sendable {
     /// The index of the root value.
     public var root: Int { 0 }
 
-    /// The number of tokens.
+    /// The number of tokens: one per value and one per object key.
     public var count: Int { tokens.count }
 
     /// What the token at `i` is.

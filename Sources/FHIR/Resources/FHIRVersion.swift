@@ -1,10 +1,10 @@
 /// A semantic FHIR version such as `4.0.1`, and the release it belongs to.
 public struct FHIRVersion: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The major version number.
+    /// The major version number: 4 in `4.0.1` (1 is DSTU2, 4 is R4).
     public let majorVersion: Int
     /// The minor version number.
     public let minorVersion: Int
-    /// The patch version number.
+    /// The patch version number; 0 when the text had none (`4.0`).
     public let patchVersion: Int
 
     /// Makes a version from its numbers.

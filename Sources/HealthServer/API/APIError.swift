@@ -28,7 +28,7 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseError {
     /// The store could not answer (500); details go to the log, not to the app.
     case unavailable
 
-    /// The HTTP status.
+    /// The HTTP status sent with the error body; each case's doc names its code.
     public var status: HTTPResponse.Status {
         switch self {
         case .invalidRequest, .unsupportedGrantType: return .badRequest

@@ -7,7 +7,6 @@ import Synchronization
 struct PersonSession: Sendable {
     /// The anti-forgery token every form of this session posts back.
     let csrfToken: String
-    /// When the session ends.
     let expires: Date
 }
 
@@ -18,7 +17,6 @@ struct PersonSession: Sendable {
 /// ``ServerConfiguration/personSessionLifetime``. A restart ends every session. At most
 /// ``maxSessions`` live at once; a new one pushes out the oldest.
 final class PersonSessions: Sendable {
-    /// Sessions held at once.
     static let maxSessions = 64
 
     private let sessions = Mutex<[Data: PersonSession]>([:])
@@ -30,7 +28,6 @@ final class PersonSessions: Sendable {
         self.clock = clock
     }
 
-    /// Seconds a session lasts.
     var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
 
     /// Starts a session: the cookie value to set.
@@ -60,7 +57,6 @@ final class PersonSessions: Sendable {
         }
     }
 
-    /// Ends a session.
     func end(cookie: String) {
         let key = SecretToken.digest(cookie)
         _ = sessions.withLock { $0.removeValue(forKey: key) }

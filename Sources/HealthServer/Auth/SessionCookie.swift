@@ -4,9 +4,7 @@ import Hummingbird
 /// `__Host-hr_session` with `Secure` when the public URL is https, so the browser never sends
 /// it in clear and no subdomain can set or shadow it.
 struct SessionCookie: Sendable {
-    /// The cookie's name.
     let name: String
-    /// Whether it carries `Secure`.
     let secure: Bool
 
     init(publicBaseURL: String?) {

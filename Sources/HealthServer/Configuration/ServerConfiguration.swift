@@ -72,7 +72,7 @@ public struct ServerLimits: Sendable {
     /// How long an idle connection stays open.
     public var idleTimeout: Duration
 
-    /// Makes limits.
+    /// Makes limits; by default 64 KiB bodies, 30 s requests, 100 requests/s per app (bursts of 200), 1000 records per query.
     public init(
         maxBodyBytes: Int = 64 * 1024, requestTimeout: Duration = .seconds(30), appRequestsPerSecond: Double = 100, appBurst: Double = 200,
         authFailureBurst: Double = 20, maxRecordsPerQuery: Int = 1000, maxPendingRequestsPerApp: Int = 20, maxWebhooksPerApp: Int = 5,

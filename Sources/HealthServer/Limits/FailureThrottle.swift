@@ -28,7 +28,7 @@ final class FailureThrottle: Sendable {
     let forgetAfter: Duration
     let capacity: Int
 
-    /// Makes a throttle.
+    /// Makes a throttle; a negative `freeFailures` counts as 0, and `capacity` is at least 16.
     init(freeFailures: Int = 5, baseBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(300), forgetAfter: Duration = .seconds(900), capacity: Int = 10_000) {
         self.freeFailures = max(0, freeFailures)
         self.baseBackoff = baseBackoff

@@ -12,7 +12,7 @@ public struct AppRegistration: Sendable, Hashable {
     public let name: String
     /// Why it wants the data (HealthKit's usage description).
     public let purpose: String
-    /// Its privacy policy.
+    /// The app's privacy policy page; checked at registration to be an http(s) URL with a host.
     public let privacyPolicyURL: URL
     /// The types it may ask to read.
     public let requestedTypes: Set<HealthDataType>
@@ -71,7 +71,7 @@ public struct AppRegistration: Sendable, Hashable {
 
 /// An app's registration as the store keeps it: the registration and a digest of its secret.
 public struct StoredApp: Sendable, Hashable {
-    /// The registration.
+    /// The registration as checked when the app registered; the app's secret is not part of it.
     public let registration: AppRegistration
     /// SHA-256 of the app's secret; the secret itself is never stored.
     public let secretDigest: Data
@@ -79,7 +79,7 @@ public struct StoredApp: Sendable, Hashable {
     /// (tokens, event streams, webhooks) is void, in every process serving the store.
     public let accessRevision: Int
 
-    /// Makes a stored app.
+    /// Makes a stored app; a new app starts at access revision 0.
     public init(registration: AppRegistration, secretDigest: Data, accessRevision: Int = 0) {
         self.registration = registration
         self.secretDigest = secretDigest
@@ -99,7 +99,7 @@ public struct StoredApp: Sendable, Hashable {
 
 /// What registering an app returns: its id and, once only, its secret.
 public struct AppCredentials: Sendable, Hashable {
-    /// The app id.
+    /// The app's ``AppRegistration/id`` (a lowercase UUID), which is also its OAuth2 client id.
     public let appID: String
     /// The secret (256 random bits, base64url); shown once, stored only as a digest.
     public let secret: String

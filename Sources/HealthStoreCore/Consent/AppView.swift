@@ -23,9 +23,8 @@ import Foundation
 /// app sees anchors only as ``anchorToken(_:)`` tokens, which hide how many changes it cannot
 /// see lie between two of them.
 public struct AppView: Sendable {
-    /// The app.
+    /// The app this view answers for: its grants filter every query, and its id goes into the audit log.
     public let app: AppRegistration
-    /// The store underneath.
     let store: any HealthStore
     /// Seals the anchors the app is shown.
     let anchors: AnchorSealer

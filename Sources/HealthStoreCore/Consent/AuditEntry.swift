@@ -3,7 +3,7 @@ import Foundation
 /// One read by an app, as the audit log keeps it: who, when, what kind of read, which types
 /// were asked for and how many records or samples were returned.
 public struct AuditEntry: Sendable, Hashable {
-    /// The app.
+    /// The ``AppRegistration/id`` of the app that read.
     public let appID: String
     /// When it read.
     public let date: Date
@@ -15,7 +15,7 @@ public struct AuditEntry: Sendable, Hashable {
     /// How many records, samples or cards it returned (for `count`, the count).
     public let count: Int
 
-    /// Makes an entry.
+    /// Makes an entry; ``AppView`` writes one per read, dated by the store's clock.
     public init(appID: String, date: Date, operation: String, types: [HealthDataType], count: Int) {
         self.appID = appID
         self.date = date

@@ -11,7 +11,7 @@ public struct VerifiableRecordRequest: Sendable, Hashable {
     /// The interval the card's relevant date must lie in, if any.
     public let relevantDate: DateInterval?
 
-    /// Makes a request.
+    /// Makes a request; an empty `recordTypes` accepts any card, and a `nil` interval any relevant date.
     public init(appID: String, recordTypes: [String], relevantDate: DateInterval? = nil) {
         self.appID = appID
         self.recordTypes = recordTypes
@@ -30,12 +30,12 @@ public struct CardShare: Sendable, Hashable {
     public let tokenDigest: Data
     /// The app the cards are for.
     public let appID: String
-    /// The picked cards' identifiers.
+    /// ``StoredVerifiableRecord/identifier``s of the cards the person picked.
     public let cardIdentifiers: [String]
     /// When the person picked them.
     public let createdDate: Date
 
-    /// Makes a share.
+    /// Makes a share from the token's digest; the token itself never reaches this type.
     public init(tokenDigest: Data, appID: String, cardIdentifiers: [String], createdDate: Date) {
         self.tokenDigest = tokenDigest
         self.appID = appID

@@ -7,7 +7,7 @@ import Foundation
 /// All policy lives here and in ``AppView``; the engine only stores (``ConsentStorage``), so
 /// every engine and every surface (command line, server) obeys the same rules.
 public struct ConsentManager: Sendable {
-    /// The store.
+    /// Where apps, grants, the audit log and card shares are kept; it only stores, and this manager applies the rules.
     public let store: any HealthStore
 
     /// Makes a manager over a store.
@@ -108,7 +108,7 @@ public struct ConsentManager: Sendable {
         return pending.count
     }
 
-    /// An app's grants.
+    /// An app's grants sorted by type; an unknown app throws ``ConsentError/appNotFound(_:)`` rather than answering none.
     public func grants(appID: String) async throws -> [ReadGrant] {
         _ = try await app(appID)
         return try await store.grants(appID: appID).sorted { $0.type < $1.type }

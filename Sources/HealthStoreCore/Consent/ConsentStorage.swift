@@ -7,13 +7,13 @@ import Foundation
 public protocol ConsentStorage: Sendable {
     /// Stores a new app.
     func saveApp(_ app: StoredApp) async throws
-    /// An app by id.
+    /// An app by id; `nil` when no app has it.
     func app(id: String) async throws -> StoredApp?
     /// Every app, oldest registration first.
     func apps() async throws -> [StoredApp]
     /// Stores grants, replacing any for the same app and type.
     func saveGrants(_ grants: [ReadGrant]) async throws
-    /// An app's grants.
+    /// An app's grants, in no promised order (``ConsentManager/grants(appID:)`` sorts them).
     func grants(appID: String) async throws -> [ReadGrant]
     /// Ends an app's access in one transaction: removes its grants and its uncollected card
     /// shares, and bumps its ``StoredApp/accessRevision``. Returns how many grants there were.

@@ -24,9 +24,9 @@ public enum NewDataPolicy: String, Sendable, Hashable, CaseIterable {
 /// approved: an app whose anchored queries started before it gets the type's visible records
 /// again, since some of them became visible without changing.
 public struct ReadGrant: Sendable, Hashable {
-    /// The app.
+    /// The ``AppRegistration/id`` of the app the grant is for.
     public let appID: String
-    /// The type.
+    /// What the grant covers: a clinical type, a quantity type, or a context category.
     public let type: HealthDataType
     /// Allowed or denied.
     public var decision: GrantDecision
@@ -39,7 +39,7 @@ public struct ReadGrant: Sendable, Hashable {
     /// When the person decided or last approved.
     public var decidedDate: Date
 
-    /// Makes a grant.
+    /// Makes a grant as stored; no rule is checked here (``ConsentManager`` applies them).
     public init(
         appID: String, type: HealthDataType, decision: GrantDecision, newData: NewDataPolicy, approvedThrough: QueryAnchor,
         changedAnchor: QueryAnchor, decidedDate: Date

@@ -31,7 +31,7 @@ public struct KDFParameters: Sendable, Hashable {
     /// scrypt's parallelism p.
     public var p: Int
 
-    /// Makes parameters.
+    /// Makes parameters as given; nothing checks that they are costly enough (``standard`` is).
     public init(logN: Int, r: Int, p: Int) {
         self.logN = logN
         self.r = r

@@ -36,7 +36,7 @@ public struct ImportOutcome: Sendable, Hashable, Codable {
     /// Resources that are not clinical records (Patient, Encounter…), kept as context.
     public var notRecords = 0
 
-    /// Makes an outcome.
+    /// Makes an outcome; ``+=`` adds up the outcomes of batches and files.
     public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, notRecords: Int = 0) {
         self.inserted = inserted
         self.updated = updated

@@ -32,7 +32,7 @@ public struct AnchoredQuery: Sendable, Hashable {
     /// The most changes to return; `nil` for all.
     public var limit: Int?
 
-    /// Makes a query.
+    /// Makes a query; pass the anchor of the previous result to get only what changed since.
     public init(type: ClinicalType?, predicate: RecordPredicate? = nil, anchor: QueryAnchor?, limit: Int? = nil) {
         self.type = type
         self.predicate = predicate
@@ -45,14 +45,14 @@ public struct AnchoredQuery: Sendable, Hashable {
 public struct DeletedRecord: Sendable, Hashable {
     /// The deleted record's identity.
     public let identity: RecordIdentity
-    /// Its clinical type.
+    /// The clinical type the record had, kept with the deletion since the record itself is gone.
     public let clinicalType: ClinicalType
     /// When it was deleted.
     public let deletedDate: Date
     /// The anchor of the deletion.
     public let anchor: QueryAnchor
 
-    /// Makes a deleted-record entry.
+    /// Makes an entry as given; `anchor` is the deletion's own place in the change history.
     public init(identity: RecordIdentity, clinicalType: ClinicalType, deletedDate: Date, anchor: QueryAnchor) {
         self.identity = identity
         self.clinicalType = clinicalType

@@ -15,7 +15,7 @@ public struct AnchoredSampleQuery: Sendable, Hashable {
     /// The most changes to return; `nil` for all.
     public var limit: Int?
 
-    /// Makes a query.
+    /// Makes a query; pass the anchor of the previous result to get only what changed since.
     public init(type: QuantityType?, predicate: SamplePredicate? = nil, anchor: QueryAnchor?, limit: Int? = nil) {
         self.type = type
         self.predicate = predicate
@@ -28,7 +28,7 @@ public struct AnchoredSampleQuery: Sendable, Hashable {
 public struct DeletedSample: Sendable, Hashable {
     /// The deleted sample's identity.
     public let uuid: UUID
-    /// Its type.
+    /// The quantity type the sample had; an anchored query filters deletions by type and source only.
     public let type: QuantityType
     /// The source that had saved it.
     public let source: String
@@ -37,7 +37,7 @@ public struct DeletedSample: Sendable, Hashable {
     /// The anchor of the deletion.
     public let anchor: QueryAnchor
 
-    /// Makes a deleted-sample entry.
+    /// Makes an entry as given; `anchor` is the deletion's own place in the change history.
     public init(uuid: UUID, type: QuantityType, source: String, deletedDate: Date, anchor: QueryAnchor) {
         self.uuid = uuid
         self.type = type
@@ -56,7 +56,7 @@ public struct AnchoredSampleQueryResult: Sendable {
     /// The anchor to pass next time.
     public let anchor: QueryAnchor
 
-    /// Makes a result.
+    /// Makes a result as given; nothing checks that the lists are in anchor order.
     public init(added: [StoredQuantitySample], deleted: [DeletedSample], anchor: QueryAnchor) {
         self.added = added
         self.deleted = deleted

@@ -38,7 +38,7 @@ public struct SampleSort: Sendable, Hashable {
     /// Oldest first when `true`.
     public var ascending: Bool
 
-    /// Makes a sort order.
+    /// Makes a sort order; the default is earliest measurement first (``startAscending``).
     public init(_ key: Key = .start, ascending: Bool = true) {
         self.key = key
         self.ascending = ascending
@@ -52,14 +52,14 @@ public struct SampleSort: Sendable, Hashable {
 public struct QuantitySampleQuery: Sendable, Hashable {
     /// The quantity type; `nil` asks for samples of every type.
     public var type: QuantityType?
-    /// Further conditions.
+    /// Conditions beyond ``type`` (source, dates, identities, visibility), ANDed with it; `nil` for none.
     public var predicate: SamplePredicate?
     /// The most samples to return; `nil` for all.
     public var limit: Int?
     /// The order of the results.
     public var sort: SampleSort
 
-    /// Makes a query.
+    /// Makes a query; unless told otherwise, it returns every match, earliest measurement first.
     public init(type: QuantityType?, predicate: SamplePredicate? = nil, limit: Int? = nil, sort: SampleSort = .startAscending) {
         self.type = type
         self.predicate = predicate

@@ -15,7 +15,7 @@ public struct RecordSort: Sendable, Hashable {
     /// Oldest first when `true`.
     public var ascending: Bool
 
-    /// Makes a sort order.
+    /// Makes a sort order; the default is the store's insertion order (``addedAscending``).
     public init(_ key: Key = .added, ascending: Bool = true) {
         self.key = key
         self.ascending = ascending
@@ -29,14 +29,14 @@ public struct RecordSort: Sendable, Hashable {
 public struct RecordQuery: Sendable, Hashable {
     /// The clinical type; `nil` asks for records of every type.
     public var type: ClinicalType?
-    /// Further conditions.
+    /// Conditions beyond ``type`` (source, dates, identity, visibility), ANDed with it; `nil` for none.
     public var predicate: RecordPredicate?
     /// The most records to return; `nil` for all.
     public var limit: Int?
     /// The order of the results.
     public var sort: RecordSort
 
-    /// Makes a query.
+    /// Makes a query; unless told otherwise, it returns every match in the store's insertion order.
     public init(type: ClinicalType?, predicate: RecordPredicate? = nil, limit: Int? = nil, sort: RecordSort = .addedAscending) {
         self.type = type
         self.predicate = predicate

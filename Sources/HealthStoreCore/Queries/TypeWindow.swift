@@ -6,12 +6,12 @@
 /// filter on type and first-added anchor. Which windows an app gets is decided by ``AppView``,
 /// outside the engines.
 public struct TypeWindow<Kind: Hashable & Sendable & RawRepresentable<String>>: Sendable, Hashable {
-    /// The type.
+    /// The consent category or quantity type the window opens.
     public let type: Kind
     /// The last first-added anchor visible; `nil` for no limit.
     public let addedThrough: QueryAnchor?
 
-    /// Makes a window.
+    /// Makes a window; a `nil` `addedThrough` opens every record or sample of the type.
     public init(_ type: Kind, addedThrough: QueryAnchor?) {
         self.type = type
         self.addedThrough = addedThrough

@@ -5,12 +5,12 @@ public struct SampleDevice: Sendable, Hashable, Codable {
     public var identifier: String
     /// A name for people, e.g. "Glucose Meter".
     public var name: String?
-    /// The maker.
+    /// Free-text manufacturer name, as in `HKDevice`; `nil` when unknown.
     public var manufacturer: String?
-    /// The model.
+    /// Free-text model name, as in `HKDevice`; `nil` when unknown.
     public var model: String?
 
-    /// Makes a device description.
+    /// Makes a device description; only `identifier` is required, and ``QuantitySample`` rejects an empty one.
     public init(identifier: String, name: String? = nil, manufacturer: String? = nil, model: String? = nil) {
         self.identifier = identifier
         self.name = name

@@ -19,7 +19,7 @@ public protocol RecordSealer: Sendable {
 
 /// Stores values in the clear; identity keys and digests are plain SHA-256.
 public struct PlainSealer: RecordSealer {
-    /// Makes a plain sealer.
+    /// Makes a plain sealer; it needs no key.
     public init() {}
 
     public func seal(_ plaintext: Data) throws -> Data { plaintext }

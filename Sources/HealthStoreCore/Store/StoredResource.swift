@@ -12,7 +12,7 @@ public struct StoredResource: Sendable, Hashable {
     public let clinicalType: ClinicalType?
     /// The consent category: the clinical type, or the context category (every resource has one).
     public let category: ConsentCategory
-    /// The display name.
+    /// The name people see, computed when the resource was stored (context resources have one too).
     public let displayName: String
     /// When it was first added.
     public let addedDate: Date
@@ -44,7 +44,7 @@ public struct StoredResource: Sendable, Hashable {
             addedDate: addedDate, clinicalDate: clinicalDate)
     }
 
-    /// The resource's identity.
+    /// The resource's identity: its source, resource type and resource id.
     public var identity: RecordIdentity {
         RecordIdentity(source: source.identifier, resourceType: resource.resourceType, identifier: resource.identifier)
     }

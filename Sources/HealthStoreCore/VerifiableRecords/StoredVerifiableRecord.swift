@@ -26,7 +26,7 @@ public enum CardStatus: Sendable, Hashable {
 public struct StoredVerifiableRecord: Sendable, Hashable {
     /// The record's identifier in this store (stable; used to share it).
     public let identifier: String
-    /// The record.
+    /// The card as read: its derived fields and, in ``VerifiableClinicalRecord/dataRepresentation``, the original JWS.
     public let record: VerifiableClinicalRecord
     /// How it fared when it was verified on the way in.
     public let status: CardStatus
@@ -43,14 +43,15 @@ public struct VerifiableRecordQuery: Sendable, Hashable {
     /// Whether cards stored unverified are returned too.
     public var includeUnverified: Bool
 
-    /// Makes a query.
+    /// Makes a query; the defaults match every stored card, unverified ones included.
     public init(recordTypes: [String] = [], relevantDate: DateInterval? = nil, includeUnverified: Bool = true) {
         self.recordTypes = recordTypes
         self.relevantDate = relevantDate
         self.includeUnverified = includeUnverified
     }
 
-    /// Whether a record matches.
+    /// Whether a record matches: every record type present, a relevant date inside the interval, verified
+    /// unless ``includeUnverified``.
     public func matches(_ r: StoredVerifiableRecord) -> Bool {
         if !includeUnverified, case .unverified = r.status { return false }
         if !recordTypes.allSatisfy(r.record.recordTypes.contains) { return false }

@@ -16,7 +16,7 @@ public enum CardJSON {
         case owner
     }
 
-    /// A stored card.
+    /// A stored card as `reader` may see it: an app gets HealthKit's fields, the owner also the store's own.
     public static func card(_ c: StoredVerifiableRecord, for reader: Reader) -> EncodedJSON {
         let r = c.record
         var members: [(String, EncodedJSON)] = [

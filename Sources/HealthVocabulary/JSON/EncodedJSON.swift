@@ -11,7 +11,7 @@ public indirect enum EncodedJSON: Sendable {
     case raw(Data)
     /// An object, members in order.
     case object([(String, EncodedJSON)])
-    /// An array.
+    /// An array; its elements may mix plain values and raw stored bytes.
     case array([EncodedJSON])
 
     public static func string(_ s: String) -> EncodedJSON { .value(.string(s)) }

@@ -7,7 +7,7 @@ import HealthStoreCore
 /// see lie between two of them. Every encoder writes anchors as strings, so an `anchor` member
 /// has one type whoever reads it.
 public struct AnchorCoding: Sendable {
-    /// Writes an anchor.
+    /// Writes an anchor as the reader sees it: decimal text for the owner, an opaque token for an app.
     public let encode: @Sendable (QueryAnchor) -> String
     /// Reads one back; `nil` for text this coding did not write.
     public let decode: @Sendable (String) -> QueryAnchor?

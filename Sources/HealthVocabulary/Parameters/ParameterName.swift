@@ -17,7 +17,7 @@ public struct ParameterName: RawRepresentable, Hashable, Sendable, ExpressibleBy
     public static let types: ParameterName = "types"
     /// A FHIR resource type name, e.g. `Observation`.
     public static let resourceType: ParameterName = "resourceType"
-    /// A source identifier.
+    /// A source's identifier, e.g. `Patient.000.ndjson` (a file imported without a source is its own).
     public static let source: ParameterName = "source"
     /// The start of the range on the query's main date (clinical date, sample start).
     public static let from: ParameterName = "from"

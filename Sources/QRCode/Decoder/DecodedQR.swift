@@ -5,9 +5,9 @@ public struct DecodedQR: Sendable, Hashable {
     public let text: String
     /// The segments in order, ECI designators included.
     public let segments: [DecodedSegment]
-    /// The symbol's version.
+    /// The symbol's version, which fixes its size (17 + 4 × version modules per side).
     public let version: QRVersion
-    /// The error correction level.
+    /// The error correction level read from the format information (L, M, Q or H).
     public let level: QRErrorCorrectionLevel
     /// The data mask (0...7).
     public let mask: Int

@@ -1,6 +1,6 @@
 /// One segment read from a QR code.
 public struct DecodedSegment: Sendable, Hashable {
-    /// The segment's mode.
+    /// The segment's mode; it decides how ``bytes`` are to be read.
     public let mode: QRMode
     /// The raw content: ASCII characters for numeric and alphanumeric, the bytes of a byte
     /// segment, Shift JIS byte pairs for kanji, empty for ECI.
@@ -12,7 +12,7 @@ public struct DecodedSegment: Sendable, Hashable {
     /// The assignment number of an ECI segment; nil for other modes.
     public let eciAssignment: Int?
 
-    /// Creates a segment.
+    /// Creates a segment as given; nothing checks that `text` matches `bytes`.
     public init(mode: QRMode, bytes: [UInt8], text: String?, eciAssignment: Int? = nil) {
         self.mode = mode
         self.bytes = bytes

@@ -10,7 +10,7 @@ public struct QRCorners: Sendable, Hashable {
     /// Outer corner of the bottom-left finder pattern.
     public let bottomLeft: QRPoint
 
-    /// Creates a corner set.
+    /// Creates a corner set as given; the caller names each corner in the symbol's own orientation.
     public init(topLeft: QRPoint, topRight: QRPoint, bottomRight: QRPoint, bottomLeft: QRPoint) {
         self.topLeft = topLeft
         self.topRight = topRight

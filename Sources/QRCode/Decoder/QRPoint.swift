@@ -1,11 +1,11 @@
 /// A point in image coordinates (pixels; x to the right, y down).
 public struct QRPoint: Sendable, Hashable, CustomStringConvertible {
-    /// Horizontal position.
+    /// Pixels from the left edge of the image.
     public var x: Double
-    /// Vertical position.
+    /// Pixels from the top edge of the image (y grows downwards).
     public var y: Double
 
-    /// Creates a point.
+    /// Creates a point; coordinates are pixels and may be fractional.
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y

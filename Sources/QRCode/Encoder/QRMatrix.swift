@@ -1,7 +1,7 @@
 /// An encoded QR symbol: a square grid of dark (true) and light (false) modules,
 /// without quiet zone.
 public struct QRMatrix: Sendable, Hashable {
-    /// The symbol's version.
+    /// The symbol's version; it fixes ``size``.
     public let version: QRVersion
     /// The error correction level recorded in the format information.
     public let level: QRErrorCorrectionLevel

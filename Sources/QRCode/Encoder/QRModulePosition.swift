@@ -5,7 +5,7 @@ public struct QRModulePosition: Sendable, Hashable {
     /// Row, 0 at the top.
     public let y: Int
 
-    /// Creates a position.
+    /// Creates a position; nothing checks that it lies inside a symbol.
     public init(x: Int, y: Int) {
         self.x = x
         self.y = y

@@ -5,10 +5,10 @@ import Foundation
 ///
 /// Creating a message does not parse it; ``CMSVerifier`` does that strictly.
 public struct CMSSignedMessage: Sendable, Hashable {
-    /// The DER encoding.
+    /// The DER encoding of the `ContentInfo`, as given; nothing is checked until it is verified.
     public let derRepresentation: [UInt8]
 
-    /// Wraps DER bytes.
+    /// Wraps DER bytes without parsing them.
     public init(derRepresentation: some DataProtocol) {
         self.derRepresentation = [UInt8](derRepresentation)
     }

@@ -19,7 +19,7 @@ public struct CMSSigner: Sendable {
         case issuerAndSerialNumber
     }
 
-    /// The signing key.
+    /// The device's private P-256 key; it signs with ECDSA over SHA-256.
     public let key: DeviceSigningKey
     /// The signer's certificate, if any.
     public let certificate: DeviceCertificate?
@@ -28,7 +28,7 @@ public struct CMSSigner: Sendable {
     /// Whether the certificate goes into `SignedData.certificates`.
     public let embedsCertificate: Bool
 
-    /// Creates a signer.
+    /// Creates a signer, checking that the certificate, if any, certifies `key`.
     ///
     /// - Parameters:
     ///   - key: the device's private key.

@@ -14,9 +14,7 @@ import SwiftASN1
 struct SignedDataFastPath: Hashable {
     /// `eContent`, or `nil` when detached.
     var eContent: ArraySlice<UInt8>?
-    /// The signer's subject key identifier.
     var subjectKeyIdentifier: ArraySlice<UInt8>
-    /// The signed attributes, if any.
     var signedAttributes: Attributes?
     /// The `ECDSA-Sig-Value` bytes.
     var signature: ArraySlice<UInt8>
@@ -25,9 +23,7 @@ struct SignedDataFastPath: Hashable {
     struct Attributes: Hashable {
         /// The `[0] IMPLICIT` encoding as received.
         var encoding: ArraySlice<UInt8>
-        /// The message-digest value.
         var messageDigest: ArraySlice<UInt8>
-        /// The signing-time value.
         var signingTime: Date?
     }
 

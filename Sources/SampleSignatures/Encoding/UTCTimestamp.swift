@@ -60,7 +60,6 @@ struct UTCTimestamp: Hashable, Sendable {
         self.millisecond = millisecond
     }
 
-    /// The instant, as a `Date`.
     var date: Date {
         // Howard Hinnant's days_from_civil.
         let y = Int64(month <= 2 ? year - 1 : year)

@@ -50,6 +50,6 @@ public struct DecimalText: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// The text.
+    /// The decimal exactly as given, so `5.40` prints as `5.40`.
     public var description: String { text }
 }

@@ -12,7 +12,7 @@ public struct SampleExtra: DERImplicitlyTaggable, Hashable, Sendable {
 
     /// The key; never empty.
     public let key: String
-    /// The value.
+    /// The value; unlike the key, it may be empty.
     public let value: String
 
     /// Creates a pair. - Throws: ``SampleContentError/emptyField(_:)`` for an empty key.

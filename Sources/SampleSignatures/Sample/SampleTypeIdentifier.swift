@@ -6,7 +6,7 @@ public struct SampleTypeIdentifier: RawRepresentable, Hashable, Sendable, Custom
     /// The identifier text.
     public let rawValue: String
 
-    /// Wraps an identifier.
+    /// Wraps an identifier without checking it; an empty one fails only when signed content is built.
     public init(rawValue: String) {
         self.rawValue = rawValue
     }

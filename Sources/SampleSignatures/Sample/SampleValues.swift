@@ -6,7 +6,7 @@ import Foundation
 /// The store layer maps its own sample type to this. Dates are compared at
 /// millisecond precision, the precision ``SignedSampleContent`` keeps.
 public struct SampleValues: Hashable, Sendable {
-    /// The sample type.
+    /// The HealthKit type identifier, e.g. `HKQuantityTypeIdentifierHeartRate`; signing rejects an empty one.
     public var sampleType: SampleTypeIdentifier
     /// The value's exact decimal text (`"5.40"` is not `"5.4"`).
     public var value: String
@@ -21,7 +21,7 @@ public struct SampleValues: Hashable, Sendable {
     /// Extra key–value pairs (HealthKit metadata the device chose to sign).
     public var extras: [String: String]
 
-    /// Creates sample values.
+    /// Creates sample values as given; nothing is checked until ``SignedSampleContent/init(_:)`` builds the content.
     public init(
         sampleType: SampleTypeIdentifier,
         value: String,

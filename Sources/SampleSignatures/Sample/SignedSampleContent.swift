@@ -30,15 +30,15 @@ public struct SignedSampleContent: DERImplicitlyTaggable, Hashable, Sendable {
 
     /// The format version (1).
     public let version: Int
-    /// The sample type.
+    /// The HealthKit type identifier; building the content rejects an empty one.
     public let sampleType: SampleTypeIdentifier
     /// The value's exact decimal text.
     public let value: DecimalText
-    /// The UCUM unit.
+    /// The UCUM unit as given (not converted or checked against the type); building rejects an empty one.
     public let unit: String
     let start: UTCTimestamp
     let end: UTCTimestamp
-    /// The measuring device's identifier.
+    /// The measuring device's identifier (e.g. serial number or UDI); building rejects an empty one.
     public let deviceIdentifier: String
     /// Extra key–value pairs in ascending key order.
     public let extras: [SampleExtra]

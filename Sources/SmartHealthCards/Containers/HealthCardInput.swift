@@ -5,7 +5,7 @@ public enum HealthCardInput {
     /// An input that held no readable card is still a `Card`, carrying ``inputError``: the
     /// verifier reports it as failed, so nothing verified is never a success.
     public struct Card: Sendable {
-        /// The JWS text.
+        /// The compact JWS as found; empty when ``inputError`` says the input held no readable card.
         public let jws: String
         /// Where it came from, e.g. `file.smart-health-card#0`.
         public let origin: String
@@ -16,7 +16,7 @@ public enum HealthCardInput {
         /// Why the input itself could not be read (bad QR text or container), if it could not.
         public let inputError: VerificationIssue?
 
-        /// Makes a card input.
+        /// Makes a card input; by default it came from a file (not QR), with no warnings and no input error.
         public init(jws: String, origin: String, warnings: [VerificationIssue] = [], fromQR: Bool = false, inputError: VerificationIssue? = nil) {
             self.jws = jws
             self.origin = origin

@@ -21,7 +21,7 @@ public struct BundleMinimizer: Sendable {
     /// generator drops all of `meta`, so the default does too.
     public var keepSecurityLabels: Bool
 
-    /// Makes a minimizer.
+    /// Makes a minimizer; by default it drops all of `meta`, as the spec's own generator does.
     public init(keepSecurityLabels: Bool = false) {
         self.keepSecurityLabels = keepSecurityLabels
     }

@@ -31,9 +31,9 @@ public struct IssuedCard: Sendable {
 public struct HealthCardIssuer: Sendable {
     /// The issuer URL (`iss`).
     public let issuer: String
-    /// The signing key.
+    /// The key every card is signed with (ES256); its thumbprint is each card's `kid`.
     public let key: IssuerKey
-    /// The minimizer.
+    /// Minimizes each bundle before it goes into a payload.
     public let minimizer: BundleMinimizer
 
     /// Makes an issuer; `iss` must be https and must not end with `/`.

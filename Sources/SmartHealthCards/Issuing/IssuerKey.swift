@@ -6,12 +6,12 @@ import JOSE
 
 /// A P-256 signing key for issuing cards, with its `kid` (the RFC 7638 thumbprint).
 public struct IssuerKey: Sendable {
-    /// The private key.
+    /// The P-256 private key; ``privateJWK`` exports it as `d`.
     public let privateKey: P256.Signing.PrivateKey
-    /// The key id.
+    /// The `kid`: the RFC 7638 thumbprint of the public key (empty if it could not be computed).
     public let keyID: String
 
-    /// Wraps a private key.
+    /// Wraps a private key and computes its `kid` from the public key.
     public init(_ privateKey: P256.Signing.PrivateKey) {
         self.privateKey = privateKey
         self.keyID = (try? JSONWebKey(p256PublicKey: privateKey.publicKey).thumbprint()) ?? ""

@@ -104,7 +104,7 @@ public struct JWSHeader: Sendable {
     public let compression: String?
     /// `kid`.
     public let keyID: String?
-    /// The parsed header.
+    /// The parsed header, for members beyond `alg`, `zip` and `kid`.
     public let tape: JSONTape
 
     /// The whole header object.

@@ -10,7 +10,7 @@ public struct AnyIssuerKeySource: IssuerKeySource {
     /// The sets, merged in order.
     public let sets: [JWKSet]
 
-    /// Makes a source.
+    /// Makes a source; with no sets it knows no issuer, so a chain moves on to the next source.
     public init(_ sets: [JWKSet]) { self.sets = sets }
 
     public func keySet(issuer: String) async throws(KeySourceError) -> JWKSet? {

@@ -37,7 +37,7 @@ public struct KeySourceChain: IssuerKeySource {
     /// The sources, most preferred first.
     public let sources: [any IssuerKeySource]
 
-    /// Makes a chain.
+    /// Makes a chain; when no source knows the issuer, the last error met is thrown, else the answer is `nil`.
     public init(_ sources: [any IssuerKeySource]) { self.sources = sources }
 
     public func keySet(issuer: String) async throws(KeySourceError) -> JWKSet? {
@@ -65,7 +65,7 @@ public struct KeySourceChain: IssuerKeySource {
 
 /// Key sets and revocation lists held in memory (offline mode, directory snapshots, `--keys`).
 public struct StaticKeySource: IssuerKeySource {
-    /// Key sets per issuer.
+    /// Key sets keyed by the issuer's exact `iss`; an issuer missing here is unknown (`nil`), not an error.
     public var keySets: [String: JWKSet]
     /// Revocation lists per issuer and key id.
     public var revocationLists: [String: [String: RevocationList]]
@@ -73,7 +73,7 @@ public struct StaticKeySource: IssuerKeySource {
     /// so the card fails with the list's own code instead of "no list".
     public var refusedRevocationLists: [String: [String: RevocationListError]]
 
-    /// Makes a source.
+    /// Makes a source; the tables start empty, so it knows no issuer until they are filled.
     public init(
         keySets: [String: JWKSet] = [:], revocationLists: [String: [String: RevocationList]] = [:],
         refusedRevocationLists: [String: [String: RevocationListError]] = [:]
@@ -99,7 +99,7 @@ public struct IssuerFilesKeySource: IssuerKeySource {
     /// The folder holding `.well-known/`.
     public let directory: URL
 
-    /// Makes a source.
+    /// Makes a source; nothing is read until asked, and a missing file is then an error, not `nil`.
     public init(issuer: String, directory: URL) {
         self.issuer = issuer
         self.directory = directory

@@ -20,7 +20,7 @@ public struct TrustPolicy: Sendable {
     /// A directory of participating issuers.
     public var directory: IssuerDirectory?
 
-    /// Makes a policy.
+    /// Makes a policy; with neither an allow-list nor a directory it is ``open``, trusting every issuer.
     public init(allowList: Set<String> = [], directory: IssuerDirectory? = nil) {
         self.allowList = allowList
         self.directory = directory
@@ -45,7 +45,7 @@ public struct IssuerDirectory: Sendable {
     public struct Entry: Sendable {
         /// The issuer's `iss`.
         public let issuer: String
-        /// Its name.
+        /// The name the directory gives the issuer, if any; a ``TrustPolicy/Decision/trusted(name:)`` carries it.
         public let name: String?
         /// Its canonical `iss`, when it publishes under several.
         public let canonicalIssuer: String?
@@ -57,7 +57,7 @@ public struct IssuerDirectory: Sendable {
         public let refusedRevocationLists: [String: RevocationListError]
     }
 
-    /// The entries.
+    /// The listed issuers in file order; ``entry(for:)`` takes the first with a matching `iss`.
     public let entries: [Entry]
 
     /// Reads a directory file.

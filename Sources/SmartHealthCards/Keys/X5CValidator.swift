@@ -19,7 +19,7 @@ public struct X5CValidator: Sendable {
     /// The trust anchors; empty means the chain is described but does not decide validity.
     public let roots: [Certificate]
 
-    /// Makes a validator.
+    /// Makes a validator; with no roots, chains are described and checked for linkage but never judged valid.
     public init(roots: [Certificate] = []) {
         self.roots = roots
     }

@@ -23,7 +23,7 @@ public struct FetchPolicy: Sendable, Hashable {
     /// Whether private, link-local and other non-public addresses are allowed.
     public var allowPrivateAddresses: Bool
 
-    /// Makes a policy.
+    /// Makes a policy; the defaults are ``standard``: 5 s, 1 MiB, public https addresses only.
     public init(timeout: Duration = .seconds(5), maxBytes: Int = 1 << 20, allowLoopback: Bool = false, allowPrivateAddresses: Bool = false) {
         self.timeout = timeout
         self.maxBytes = maxBytes

@@ -22,7 +22,7 @@ public struct HealthCardPayload: Sendable {
     public let fhirVersion: String?
     /// `vc.rid`: the revocation id, when present.
     public let revocationID: String?
-    /// The parsed payload.
+    /// The payload parsed once; ``fhirBundle`` and ``json`` are built from it only when asked for.
     public let tape: JSONTape
     /// The token of `vc.credentialSubject.fhirBundle` in ``tape``.
     public let bundleToken: Int
@@ -34,7 +34,7 @@ public struct HealthCardPayload: Sendable {
     /// The whole payload as a tree.
     public var json: JSONObject { tape.object(tape.root) ?? JSONObject() }
 
-    /// The issue date.
+    /// The issue date: `nbf` as a `Date`.
     public var issuedDate: Date { Date(timeIntervalSince1970: notBefore) }
     /// The expiry date, when there is one.
     public var expirationDate: Date? { expiration.map(Date.init(timeIntervalSince1970:)) }

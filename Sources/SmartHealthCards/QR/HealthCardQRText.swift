@@ -141,10 +141,10 @@ public enum HealthCardQRText {
 
 /// A failed check raised as an error: its code and message.
 public struct VerificationIssueError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The issue.
+    /// The failed check's stable code and message; ``description`` prints both.
     public let issue: VerificationIssue
 
-    /// Makes an error.
+    /// Makes an error from the parts of a ``VerificationIssue``, for code that reports a failed check by throwing.
     public init(_ code: VerificationCode, _ message: String) { issue = VerificationIssue(code, message) }
 
     public var description: String { issue.description }

@@ -12,7 +12,7 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         /// The date of birth, at the precision given.
         public let dateOfBirth: FHIRDate?
 
-        /// Makes a subject.
+        /// Makes a subject; an empty `fullName` is allowed (a card whose Patient has no name).
         public init(fullName: String, dateOfBirth: FHIRDate?) {
             self.fullName = fullName
             self.dateOfBirth = dateOfBirth
@@ -21,7 +21,7 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
 
     /// Where a verifiable record comes from.
     public enum SourceType: String, Sendable, Hashable, Codable {
-        /// A SMART Health Card.
+        /// A SMART Health Card, the only kind of verifiable record this package reads.
         case smartHealthCard = "SMARTHealthCard"
     }
 
@@ -33,7 +33,7 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
     public let recordTypes: [String]
     /// The issuer (`iss`).
     public let issuerIdentifier: String
-    /// The person.
+    /// The person the card names, from its Patient resources; the name is empty when none has one.
     public let subject: Subject
     /// When the card was issued (`nbf`).
     public let issuedDate: Date
@@ -114,7 +114,7 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         self.fhirResourceTypes = fhirResourceTypes
     }
 
-    /// The JWS text.
+    /// The compact JWS as text, decoded from ``dataRepresentation`` as UTF-8.
     public var jws: String { String(decoding: dataRepresentation, as: UTF8.self) }
 
     static func fullName(_ t: JSONTape, _ patient: Int) -> String {

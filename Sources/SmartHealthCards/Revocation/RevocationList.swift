@@ -10,7 +10,7 @@ public struct RevocationList: Sendable, Hashable {
         /// When present, only cards whose `nbf` is earlier than this are revoked.
         public let timestamp: Double?
 
-        /// Makes an entry.
+        /// Makes an entry; a `nil` timestamp revokes every card with the rid, whatever its `nbf`.
         public init(rid: String, timestamp: Double?) {
             self.rid = rid
             self.timestamp = timestamp
@@ -26,7 +26,7 @@ public struct RevocationList: Sendable, Hashable {
     /// The revoked ids.
     public let entries: [Entry]
 
-    /// Makes a list.
+    /// Makes a list as given; unlike ``init(data:)``, nothing checks the rids for form or repeats.
     public init(keyID: String, method: String = "rid", counter: Int, entries: [Entry]) {
         self.keyID = keyID
         self.method = method

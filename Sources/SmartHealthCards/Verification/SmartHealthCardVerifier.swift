@@ -23,7 +23,7 @@ public struct SmartHealthCardVerifier: Sendable {
         /// other steps.
         public var checkFHIR = true
 
-        /// Default options.
+        /// Default options: 5 minutes of clock skew, the default inflate cap, no loopback issuers, FHIR checked.
         public init() {}
     }
 
@@ -33,11 +33,11 @@ public struct SmartHealthCardVerifier: Sendable {
     public let trust: TrustPolicy
     /// How `x5c` chains are checked.
     public let x5c: X5CValidator
-    /// The options.
+    /// Tunable checks: clock skew, the inflate cap, loopback issuers, and whether the FHIR bundle is checked.
     public let options: Options
     private let names: DisplayNameResolver
 
-    /// Makes a verifier.
+    /// Makes a verifier; by default it trusts every issuer whose keys resolve and has no roots for `x5c` chains.
     public init(keys: any IssuerKeySource, trust: TrustPolicy = .open, x5c: X5CValidator = X5CValidator(), options: Options = Options(), tables: CodeTables = .shipped) {
         self.keys = keys
         self.trust = trust

@@ -53,12 +53,12 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
 
 /// One failed check or warning: a stable code and a message for people.
 public struct VerificationIssue: Sendable, Hashable, CustomStringConvertible {
-    /// The stable code.
+    /// The stable code, e.g. `fhir.references`: what to match on, unlike ``message``.
     public let code: VerificationCode
     /// What is wrong, for people.
     public let message: String
 
-    /// Makes an issue.
+    /// Makes an issue; any code is accepted, not only the constants ``VerificationCode`` declares.
     public init(_ code: VerificationCode, _ message: String) {
         self.code = code
         self.message = message

@@ -27,7 +27,7 @@ struct CardVerificationOptions: ParsableArguments {
     @Flag(help: "Never use the network: keys only from --keys, --issuer-files and --directory.")
     var offline = false
 
-    /// The verification time.
+    /// The time from `--at` (seconds since 1970, ISO 8601 with or without fractions, or a date); now without it.
     func time() throws -> Date {
         guard let at else { return Date() }
         if let seconds = Double(at), seconds.isFinite { return Date(timeIntervalSince1970: seconds) }

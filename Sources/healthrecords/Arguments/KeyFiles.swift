@@ -5,7 +5,7 @@ import SampleSignatures
 /// Reads and writes key, certificate and signature files for the commands; every problem is a
 /// usage/I-O error (exit 2) naming the file and what is wrong with it.
 enum KeyFiles {
-    /// The bytes of a file.
+    /// The bytes of a file; `what` names the file in the error, e.g. "cannot read private key …".
     static func read(_ path: String, _ what: String) throws(CommandFailure) -> Data {
         do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw .usage("cannot read \(what) \(path): \((error as NSError).localizedDescription)")

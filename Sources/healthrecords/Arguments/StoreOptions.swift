@@ -56,7 +56,7 @@ struct StoreOptions: ParsableArguments {
         return "\(url.redacted)?person=\(url.person ?? "")"
     }
 
-    /// The unlock session of this store.
+    /// The unlock session, keyed by the file's path, or for PostgreSQL by the redacted URL and person.
     var session: UnlockSession {
         postgres == nil ? UnlockSession(storePath: path) : UnlockSession(key: location)
     }

@@ -44,7 +44,7 @@ struct UnlockSession {
         return base
     }
 
-    /// The session file.
+    /// The session file, named by a digest of the store's path or key; `nil` when there is no safe session folder.
     var file: URL? {
         let digest = Hex.encode(SHA256.hash(data: Data(canonicalPath.utf8)))
         return Self.folder(create: false)?.appendingPathComponent(String(digest.prefix(32)) + ".session")
@@ -61,7 +61,7 @@ struct UnlockSession {
         return key
     }
 
-    /// Writes the session.
+    /// Writes the session atomically: an owner-only temporary file renamed into place.
     func save(keyID: String, key: SymmetricKeyBytes) throws {
         guard let folder = Self.folder(create: true), let file else {
             throw CommandFailure.failed("no private folder for the unlock session (check $XDG_RUNTIME_DIR or the temporary folder)")

@@ -14,7 +14,6 @@ struct AppsCommand: AsyncParsableCommand {
 }
 
 extension StoreOptions {
-    /// The consent manager over the opened store.
     func consent() async throws -> ConsentManager { ConsentManager(store: try await open()) }
 }
 
