@@ -13,7 +13,7 @@ let package = Package(
         .executableTarget(name: "FuzzFHIR", dependencies: [
             .product(name: "FHIR", package: "HealthRecords"), .product(name: "ClinicalRecords", package: "HealthRecords"),
         ], path: "Sources/FuzzFHIR"),
-        .executableTarget(name: "FuzzJWS", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords")], path: "Sources/FuzzJWS"),
+        .executableTarget(name: "FuzzJWS", dependencies: [.product(name: "SmartHealthCards", package: "HealthRecords"), .product(name: "ByteEncodings", package: "HealthRecords")], path: "Sources/FuzzJWS"),
         .executableTarget(name: "FuzzSHCVerify", dependencies: [
             .product(name: "SmartHealthCards", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
             .product(name: "CardScanning", package: "HealthRecords"), .product(name: "QRCode", package: "HealthRecords"),

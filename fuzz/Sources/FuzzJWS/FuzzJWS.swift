@@ -1,3 +1,4 @@
+import ByteEncodings
 import SmartHealthCards
 
 /// The strict compact-JWS parser and base64url.
