@@ -10,21 +10,22 @@ struct ScopeCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// The statements the PostgreSQL engine sends, as its `PGQuery` builders put them together
-/// (the person bound first, as `$1`), and statements that must not pass.
+/// Statements as the PostgreSQL engine sent them before the store core was written once (the
+/// same shapes `SQLStatement` builds now; `PersonScopedStatementTests` checks the live ones)
+/// with the person bound first, as `$1`, and statements that must not pass.
 enum PersonScopeCases {
-    /// `PostgresRowDecoder.selectColumns`.
+    /// `RecordSQL.selectResources` on PostgreSQL.
     static let recordColumns = """
         SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
         r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category
         FROM resource r JOIN source s ON s.person_id = r.person_id AND s.id = r.source_id
         """
-    /// `PostgresRowDecoder.tombstoneColumns`.
+    /// The tombstone columns of `RecordSQL.deleted` on PostgreSQL.
     static let tombstoneColumns = """
         SELECT t.anchor, s.identifier, s.name, t.resource_type, t.clinical_type, t.resource_id, t.deleted_date
         FROM tombstone t JOIN source s ON s.person_id = t.person_id AND s.id = t.source_id
         """
-    /// `PostgresSampleQueryBuilder.selectColumns`.
+    /// `SampleSQL.selectSamples` on PostgreSQL.
     static let sampleColumns = """
         SELECT q.id, s.identifier, s.name, q.quantity_type, q.sample_uuid, q.value, q.unit, q.start_date, q.end_date,
         q.device, q.metadata, q.signature_status, q.added_date, q.anchor
@@ -38,7 +39,7 @@ enum PersonScopeCases {
         """
 
     static let engine: [ScopeCase] = [
-        // PostgresHealthStore
+        // Records (RecordSQL)
         ScopeCase(name: "open: make the person", sql: "INSERT INTO person (person_id, anchor, created_date) VALUES ($1, 0, $2) ON CONFLICT (person_id) DO NOTHING"),
         ScopeCase(name: "write: lock the person", sql: "SELECT anchor FROM person WHERE person_id = $1 FOR UPDATE"),
         ScopeCase(name: "current anchor", sql: "SELECT anchor FROM person WHERE person_id = $1"),
@@ -66,13 +67,13 @@ enum PersonScopeCases {
             name: "context resources",
             sql: recordColumns + " WHERE r.person_id = $1 AND r.clinical_type IS NULL AND r.resource_type = $2 AND s.identity = $3 AND (r.category = $4) ORDER BY r.id"),
         ScopeCase(name: "change summary", sql: changeSummary),
-        // PostgresWriter
+        // StoreWriter
         ScopeCase(name: "writer: store the anchor", sql: "UPDATE person SET anchor = $2 WHERE person_id = $1"),
         ScopeCase(name: "writer: find a source", sql: "SELECT id, name FROM source WHERE person_id = $1 AND identity = $2"),
         ScopeCase(name: "writer: rename a source", sql: "UPDATE source SET name = $2 WHERE person_id = $1 AND id = $3"),
         ScopeCase(name: "writer: add a source", sql: "INSERT INTO source (person_id, identity, identifier, name) VALUES ($1, $2, $3, $4) RETURNING id"),
         ScopeCase(name: "writer: existing source", sql: "SELECT id FROM source WHERE person_id = $1 AND identity = $2"),
-        // PostgresHealthStore+Import
+        // Import (RecordBatches)
         ScopeCase(name: "import: stored versions", sql: "SELECT id, identity, digest, clinical_type FROM resource WHERE person_id = $1 AND identity IN ($2, $3, $4)"),
         ScopeCase(
             name: "import: keep versions",
@@ -101,7 +102,7 @@ enum PersonScopeCases {
                 SELECT person_id, $2 + row_number() OVER (ORDER BY id), identity, source_id, resource_type, clinical_type, resource_id, $3, id FROM resource WHERE person_id = $1 AND source_id = $4 AND identity = $5 AND clinical_type IS NOT NULL RETURNING clinical_type
                 """),
         ScopeCase(name: "delete: remove", sql: "DELETE FROM resource WHERE person_id = $1 AND source_id = $2 AND resource_type = $3 RETURNING id"),
-        // PostgresHealthStore+Samples, PostgresSampleQueryBuilder
+        // Samples (SampleSQL, SampleBatch)
         ScopeCase(
             name: "samples: every predicate",
             sql: sampleColumns
@@ -133,7 +134,7 @@ enum PersonScopeCases {
                 anchor, digest, value, unit, device, metadata, signature_status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $2, $10, $11, $12, $13, $14, $15)
                 """),
         ScopeCase(name: "samples: drop returning tombstones", sql: "DELETE FROM quantity_sample_tombstone WHERE person_id = $1 AND identity IN ($2, $3)"),
-        // PostgresHealthStore+Consent
+        // Consent
         ScopeCase(name: "consent: save app", sql: "INSERT INTO app (person_id, id, secret_digest, registered_date, details) VALUES ($1, $2, $3, $4, $5)"),
         ScopeCase(name: "consent: app", sql: "SELECT id, secret_digest, registered_date, details, access_revision FROM app WHERE person_id = $1 AND id = $2"),
         ScopeCase(
@@ -175,10 +176,10 @@ enum PersonScopeCases {
             name: "consent: save card share", sql: "INSERT INTO card_share (person_id, token_digest, app_id, created_date, cards) VALUES ($1, $2, $3, $4, $5)"),
         ScopeCase(
             name: "consent: take card share", sql: "DELETE FROM card_share WHERE person_id = $1 AND token_digest = $2 RETURNING app_id, created_date, cards"),
-        // PostgresHealthStore+Categories
+        // Categories
         ScopeCase(name: "categories: pending", sql: "SELECT id, resource_type, resource_id, fhir_version, data FROM resource WHERE person_id = $1 AND category = $2"),
         ScopeCase(name: "categories: classify", sql: "UPDATE resource SET category = $2 WHERE person_id = $1 AND id = $3 AND category = $4"),
-        // PostgresHealthStore+VerifiableRecords
+        // Cards
         ScopeCase(name: "cards: find", sql: "SELECT id, status, status_detail FROM verifiable_record WHERE person_id = $1 AND identity = $2"),
         ScopeCase(name: "cards: new status", sql: "UPDATE verifiable_record SET status = $2, status_detail = $3, anchor = $4 WHERE person_id = $1 AND id = $5"),
         ScopeCase(
@@ -194,7 +195,7 @@ enum PersonScopeCases {
                 FROM verifiable_record WHERE person_id = $1 AND relevant_date >= $2 AND relevant_date <= $3 ORDER BY relevant_date ASC NULLS FIRST, id
                 """),
         ScopeCase(name: "cards: delete", sql: "DELETE FROM verifiable_record WHERE person_id = $1 AND identity = $2 RETURNING id"),
-        // PostgresKeyStorage
+        // The key row (StoreKeyRow)
         ScopeCase(
             name: "key: load",
             sql: "SELECT key_id, method, kdf_log_n, kdf_r, kdf_p, salt, wrapped_key, key_check, changed_date FROM store_key WHERE person_id = $1"),
