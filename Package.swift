@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthVocabulary", targets: ["HealthVocabulary"]),
+        .library(name: "SMARTAuthorization", targets: ["SMARTAuthorization"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         // System zlib as a reference, for the Benchmarks package; no library above links it.
         .library(name: "ZlibReference", targets: ["ZlibReference"]),
@@ -139,10 +140,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // SMART App Launch without HTTP: scopes and their consent categories, PKCE, client
+        // assertions (private_key_jwt, ES384 and RS384) and signed id tokens.
+        .target(
+            name: "SMARTAuthorization",
+            dependencies: [
+                "JOSE", "ByteEncodings", "FHIR", "ClinicalRecords",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HealthServer",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
+                "SMARTAuthorization",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -171,6 +184,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SMARTAuthorizationTests", dependencies: ["SMARTAuthorization", "JOSE", "ByteEncodings", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),

@@ -11,6 +11,10 @@ struct PublicRoutes {
         router.get("/health") { _, _ -> Response in
             JSONResponse.make(.object([("status", .string("ok"))]))
         }
+        // The liveness probe name orchestrators use; the FHIR benchmark measures against it.
+        router.get("/healthz") { _, _ -> Response in
+            JSONResponse.make(.object([("status", .string("ok"))]))
+        }
         router.get("/static/style.css") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
