@@ -228,11 +228,28 @@ enum PostgresSchema {
                 secret bytea NOT NULL
             );
             """),
+        Migration(name: "v7-credentials", sql: """
+            CREATE TABLE oauth_credential (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                kind text NOT NULL,
+                digest bytea NOT NULL,
+                app_id text,
+                family bytea NOT NULL,
+                expires double precision NOT NULL,
+                spent integer NOT NULL DEFAULT 0,
+                details bytea NOT NULL,
+                PRIMARY KEY (person_id, kind, digest),
+                FOREIGN KEY (person_id, app_id) REFERENCES app (person_id, id) ON DELETE CASCADE
+            );
+            CREATE INDEX oauth_credential_by_family ON oauth_credential (person_id, family);
+            CREATE INDEX oauth_credential_by_app ON oauth_credential (person_id, app_id);
+            CREATE INDEX oauth_credential_by_expiry ON oauth_credential (person_id, expires);
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

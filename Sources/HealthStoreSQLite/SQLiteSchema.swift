@@ -276,6 +276,23 @@ enum SQLiteSchema {
                 """)
             _ = try db.rows("INSERT INTO anchor_secret (id, secret) VALUES (1, ?1)", [.blob(AnchorSealer.newSecret())])
         })
+        m.append(Migration(name: "v8-credentials") { db in
+            try db.execute("""
+                CREATE TABLE oauth_credential (
+                    kind TEXT NOT NULL,
+                    digest BLOB NOT NULL,
+                    app_id TEXT REFERENCES app(id) ON DELETE CASCADE,
+                    family BLOB NOT NULL,
+                    expires REAL NOT NULL,
+                    spent INTEGER NOT NULL DEFAULT 0,
+                    details BLOB NOT NULL,
+                    PRIMARY KEY (kind, digest)
+                );
+                CREATE INDEX oauth_credential_by_family ON oauth_credential(family);
+                CREATE INDEX oauth_credential_by_app ON oauth_credential(app_id);
+                CREATE INDEX oauth_credential_by_expiry ON oauth_credential(expires);
+                """)
+        })
         return m
     }
 }

@@ -25,6 +25,13 @@ public struct AppRegistration: Sendable, Hashable {
     /// of these exactly, or none (the person then stays on the server's page).
     public let redirectURIs: [URL]
 
+    /// How the app proves who it is at the token endpoint (SMART's client types).
+    public let clientType: ClientType
+    /// An asymmetric client's public keys, as a JWKS JSON document given at registration.
+    public let jwks: String?
+    /// Where an asymmetric client publishes its JWKS instead (fetched when it authenticates).
+    public let jwksURI: URL?
+
     /// The fewest required types a registration may name.
     public static let minimumRequiredTypes = 3
 
@@ -35,7 +42,8 @@ public struct AppRegistration: Sendable, Hashable {
     ///   requested, or one or two required types.
     public init(
         id: String, name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>,
-        requiredTypes: Set<HealthDataType> = [], registeredDate: Date, redirectURIs: [URL] = []
+        requiredTypes: Set<HealthDataType> = [], registeredDate: Date, redirectURIs: [URL] = [], clientType: ClientType = .confidentialSymmetric,
+        jwks: String? = nil, jwksURI: URL? = nil
     ) throws(ConsentError) {
         guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidRegistration("the app name is empty") }
         guard !purpose.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidRegistration("the purpose string is empty") }
@@ -58,6 +66,21 @@ public struct AppRegistration: Sendable, Hashable {
                 throw .invalidRegistration("a redirect URI must use https unless it is on this machine: \(uri.absoluteString)")
             }
         }
+        switch clientType {
+        case .confidentialAsymmetric:
+            guard (jwks == nil) != (jwksURI == nil) else { throw .invalidRegistration("an asymmetric client registers either a JWKS or a JWKS URL, not both or neither") }
+            if let jwksURI {
+                guard let scheme = jwksURI.scheme?.lowercased(), ["https", "http"].contains(scheme), jwksURI.host != nil, jwksURI.fragment == nil else {
+                    throw .invalidRegistration("the JWKS URL must be an absolute http(s) URL: \(jwksURI.absoluteString)")
+                }
+            }
+        case .public, .confidentialSymmetric:
+            guard jwks == nil, jwksURI == nil else { throw .invalidRegistration("only an asymmetric client registers keys") }
+        }
+        if clientType == .public, redirectURIs.isEmpty { throw .invalidRegistration("a public client needs at least one redirect URI") }
+        self.clientType = clientType
+        self.jwks = jwks
+        self.jwksURI = jwksURI
         self.redirectURIs = redirectURIs
         self.id = id
         self.name = name
@@ -67,6 +90,16 @@ public struct AppRegistration: Sendable, Hashable {
         self.requiredTypes = requiredTypes
         self.registeredDate = registeredDate
     }
+}
+
+/// How a client authenticates at the token endpoint (SMART App Launch's client types).
+public enum ClientType: String, Sendable, Hashable, CaseIterable {
+    /// Holds a secret (HTTP Basic, or the form for the client-credentials API).
+    case confidentialSymmetric = "confidential-symmetric"
+    /// Holds a private key and signs a client assertion (`private_key_jwt`, ES384 or RS384).
+    case confidentialAsymmetric = "confidential-asymmetric"
+    /// Cannot keep a secret (a browser or native app): PKCE alone binds its codes.
+    case `public`
 }
 
 /// An app's registration as the store keeps it: the registration and a digest of its secret.
@@ -101,7 +134,8 @@ public struct StoredApp: Sendable, Hashable {
 public struct AppCredentials: Sendable, Hashable {
     /// The app's ``AppRegistration/id`` (a lowercase UUID), which is also its OAuth2 client id.
     public let appID: String
-    /// The secret (256 random bits, base64url); shown once, stored only as a digest.
+    /// The secret (256 random bits, base64url); shown once, stored only as a digest. Empty for
+    /// public and asymmetric clients, which never hold one.
     public let secret: String
 }
 

@@ -20,14 +20,18 @@ public struct ConsentManager: Sendable {
     /// - Throws: ``ConsentError/invalidRegistration(_:)`` (see ``AppRegistration``).
     public func register(
         name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>,
-        requiredTypes: Set<HealthDataType> = [], redirectURIs: [URL] = []
+        requiredTypes: Set<HealthDataType> = [], redirectURIs: [URL] = [], clientType: ClientType = .confidentialSymmetric, jwks: String? = nil,
+        jwksURI: URL? = nil
     ) async throws -> AppCredentials {
         let registration = try AppRegistration(
             id: UUID().uuidString.lowercased(), name: name, purpose: purpose, privacyPolicyURL: privacyPolicyURL,
-            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: store.clock.now, redirectURIs: redirectURIs)
+            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: store.clock.now, redirectURIs: redirectURIs,
+            clientType: clientType, jwks: jwks, jwksURI: jwksURI)
+        // Only a symmetric client is told its secret; the others get one no one ever sees, so
+        // the secret check fails for them like any wrong secret.
         let secret = AppSecret.make()
         try await store.saveApp(StoredApp(registration: registration, secretDigest: AppSecret.digest(secret)))
-        return AppCredentials(appID: registration.id, secret: secret)
+        return AppCredentials(appID: registration.id, secret: clientType == .confidentialSymmetric ? secret : "")
     }
 
     /// An app by id.
@@ -46,7 +50,7 @@ public struct ConsentManager: Sendable {
     /// - Throws: ``ConsentError/appNotFound(_:)`` or ``ConsentError/invalidAppSecret``.
     public func authenticate(appID: String, secret: String) async throws -> AppView {
         let app = try await self.app(appID)
-        guard app.verify(secret: secret) else { throw ConsentError.invalidAppSecret }
+        guard app.registration.clientType == .confidentialSymmetric, app.verify(secret: secret) else { throw ConsentError.invalidAppSecret }
         return AppView(app: app.registration, store: store, anchors: try await anchorSealer())
     }
 

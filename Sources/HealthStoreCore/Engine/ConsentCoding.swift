@@ -13,6 +13,9 @@ package enum ConsentCoding {
             "requestedTypes": .array(r.requestedTypes.sorted().map { .string($0.name) }),
             "requiredTypes": .array(r.requiredTypes.sorted().map { .string($0.name) }),
             "redirectURIs": .array(r.redirectURIs.map { .string($0.absoluteString) }),
+            "clientType": .string(r.clientType.rawValue),
+            "jwks": r.jwks.map(JSONValue.string) ?? .null,
+            "jwksURI": r.jwksURI.map { .string($0.absoluteString) } ?? .null,
         ]))))
     }
 
@@ -26,7 +29,9 @@ package enum ConsentCoding {
             let registration = try AppRegistration(
                 id: id, name: o.string("name") ?? "", purpose: o.string("purpose") ?? "", privacyPolicyURL: url,
                 requestedTypes: types("requestedTypes"), requiredTypes: types("requiredTypes"), registeredDate: Date(timeIntervalSince1970: registered),
-                redirectURIs: o.list("redirectURIs").compactMap { $0.stringValue.flatMap(URL.init(string:)) })
+                redirectURIs: o.list("redirectURIs").compactMap { $0.stringValue.flatMap(URL.init(string:)) },
+                clientType: o.string("clientType").flatMap(ClientType.init(rawValue:)) ?? .confidentialSymmetric, jwks: o.string("jwks"),
+                jwksURI: o.string("jwksURI").flatMap(URL.init(string:)))
             return StoredApp(registration: registration, secretDigest: secretDigest, accessRevision: accessRevision)
         } catch {
             throw HealthStoreError.corruptRecord("app \(id): \(error)")

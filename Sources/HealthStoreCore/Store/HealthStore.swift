@@ -16,7 +16,7 @@ import SmartHealthCards
 ///
 /// Apps read through ``AppView``, which applies the person's grants on every path; the
 /// engine provides only the storage primitives of ``ConsentStorage``.
-public protocol HealthStore: ConsentStorage, Sendable {
+public protocol HealthStore: ConsentStorage, CredentialStorage, Sendable {
     /// The clock that dates additions and deletions.
     var clock: HealthClock { get }
 

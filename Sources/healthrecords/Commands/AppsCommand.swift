@@ -1,6 +1,7 @@
 import ArgumentParser
 import FHIR
 import Foundation
+import ClinicalRecords
 import HealthStoreCore
 
 struct AppsCommand: AsyncParsableCommand {
@@ -39,8 +40,12 @@ struct AppsRegisterCommand: AsyncParsableCommand {
     @Option(help: "The app's privacy policy (http or https URL).")
     var privacyUrl: String
 
-    @Option(help: "Types the app may ask for, comma-separated: clinical types, context categories (personal-details, visits, claims…) and quantity types.")
-    var types: TypeListArgument
+    @Option(
+        help: """
+            Types the app may ask for, comma-separated: clinical types, context categories (personal-details, visits, claims…) and quantity types. \
+            Default with --redirect-uri (a SMART on FHIR client): every clinical type and context category, narrowed by the scopes it asks for.
+            """)
+    var types: TypeListArgument?
 
     @Option(help: "Types the app cannot work without (none, or at least 3).")
     var required: TypeListArgument?
@@ -48,11 +53,36 @@ struct AppsRegisterCommand: AsyncParsableCommand {
     @Option(name: .customLong("redirect-uri"), help: "Where the consent pages may send the person back to (exact match; repeatable).")
     var redirectURIs: [String] = []
 
+    @Flag(name: .customLong("public"), help: "A public client (a browser or native app that cannot keep a secret): no secret, PKCE only.")
+    var isPublic = false
+
+    @Option(name: .customLong("jwks-file"), help: "An asymmetric client's public keys (a JWKS JSON file; ES384 or RS384 keys).")
+    var jwksFile: String?
+
+    @Option(name: .customLong("jwks-uri"), help: "Where an asymmetric client publishes its JWKS (https URL).")
+    var jwksURI: String?
+
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
     func run() async throws {
         guard let url = URL(string: privacyUrl) else { throw CommandFailure.usage("--privacy-url is not a URL") }
+        let asymmetric = jwksFile != nil || jwksURI != nil
+        if isPublic, asymmetric { throw CommandFailure.usage("--public clients register no keys (--jwks-file, --jwks-uri)") }
+        if jwksFile != nil, jwksURI != nil { throw CommandFailure.usage("give --jwks-file or --jwks-uri, not both") }
+        var jwks: String?
+        if let jwksFile {
+            do { jwks = try String(contentsOfFile: jwksFile, encoding: .utf8) } catch { throw CommandFailure.usage("--jwks-file: cannot read \(jwksFile)") }
+        }
+        var keysURL: URL?
+        if let jwksURI {
+            guard let u = URL(string: jwksURI) else { throw CommandFailure.usage("--jwks-uri is not a URL: \(jwksURI)") }
+            keysURL = u
+        }
+        let clientType: ClientType = isPublic ? .public : asymmetric ? .confidentialAsymmetric : .confidentialSymmetric
+        guard let requested = types?.types ?? (redirectURIs.isEmpty ? nil : Set(ConsentCategory.allCases.map(HealthDataType.init))) else {
+            throw CommandFailure.usage("--types is required unless the app is a SMART client (--redirect-uri)")
+        }
         var redirects: [URL] = []
         for text in redirectURIs {
             guard let u = URL(string: text) else { throw CommandFailure.usage("--redirect-uri is not a URL: \(text)") }
@@ -61,14 +91,20 @@ struct AppsRegisterCommand: AsyncParsableCommand {
         let consent = try await storeOptions.consent()
         let creds = try await consentWork {
             try await consent.register(
-                name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: types.types, requiredTypes: required?.types ?? [],
-                redirectURIs: redirects)
+                name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: requested, requiredTypes: required?.types ?? [],
+                redirectURIs: redirects, clientType: clientType, jwks: jwks, jwksURI: keysURL)
         }
         if json {
-            JSONOutput.print(.object(JSONObject(["appId": .string(creds.appID), "secret": .string(creds.secret)])))
+            var members: [(String, JSONValue)] = [("appId", .string(creds.appID)), ("clientType", .string(clientType.rawValue))]
+            if clientType == .confidentialSymmetric { members.append(("secret", .string(creds.secret))) }
+            JSONOutput.print(.object(JSONObject(members.map { JSONMember($0.0, $0.1) })))
         } else {
             print("appId:  \(creds.appID)")
-            print("secret: \(creds.secret)  (shown once; only its digest is stored)")
+            if clientType == .confidentialSymmetric {
+                print("secret: \(creds.secret)  (shown once; only its digest is stored)")
+            } else {
+                print("client: \(clientType.rawValue) (no secret)")
+            }
         }
     }
 }

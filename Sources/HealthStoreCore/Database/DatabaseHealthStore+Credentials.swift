@@ -1,0 +1,82 @@
+import Foundation
+
+/// Credential storage: digests, owners, families and expiry in the clear (they are not health
+/// data and the secrets themselves are never stored). Writes take their own short transactions,
+/// not the store's import lock: signing in must not wait for an import.
+extension DatabaseHealthStore {
+    private static let columns = "kind, digest, app_id, family, expires, spent, details"
+
+    public func insertCredential(_ c: StoredCredential) async throws -> Bool {
+        var q = sql("INSERT INTO oauth_credential (")
+        q += q.personColumn + Self.columns + ") VALUES (" + q.personValue + q.bind(c.kind.rawValue) + ", " + q.bind(c.digest) + ", "
+        q += q.bind(c.appID) + ", " + q.bind(c.family) + ", " + q.bind(c.expires.timeIntervalSince1970) + ", " + q.bind(Int64(c.spent ? 1 : 0))
+        q += ", " + q.bind(c.details) + ") ON CONFLICT (" + q.personColumn + "kind, digest) DO NOTHING RETURNING kind"
+        return try await credentialTransaction { session in try await session.row(q) != nil }
+    }
+
+    public func credential(_ kind: StoredCredential.Kind, digest: Data) async throws -> StoredCredential? {
+        let q = select(kind, digest)
+        return try await read { session in try await session.row(q).map(Self.credential) }
+    }
+
+    public func useCredential(_ kind: StoredCredential.Kind, digest: Data) async throws -> CredentialUse {
+        var spend = sql("UPDATE oauth_credential SET spent = 1 WHERE ")
+        spend += spend.scope() + " AND kind = " + spend.bind(kind.rawValue) + " AND digest = " + spend.bind(digest) + " AND spent = 0 RETURNING "
+        spend += Self.columns
+        let find = select(kind, digest)
+        let final = spend
+        return try await credentialTransaction { session in
+            if let row = try await session.row(final) { return .used(try Self.credential(row)) }
+            if let row = try await session.row(find) { return .replayed(try Self.credential(row)) }
+            return .missing
+        }
+    }
+
+    public func deleteCredential(_ kind: StoredCredential.Kind, digest: Data) async throws -> Bool {
+        var q = sql("DELETE FROM oauth_credential WHERE ")
+        q += q.scope() + " AND kind = " + q.bind(kind.rawValue) + " AND digest = " + q.bind(digest) + " RETURNING kind"
+        let final = q
+        return try await credentialTransaction { session in try await session.row(final) != nil }
+    }
+
+    public func deleteCredentials(family: Data) async throws -> Int {
+        var q = sql("DELETE FROM oauth_credential WHERE ")
+        q += q.scope() + " AND family = " + q.bind(family) + " RETURNING kind"
+        let final = q
+        return try await credentialTransaction { session in try await session.rows(final).count }
+    }
+
+    public func deleteCredentials(appID: String) async throws -> Int {
+        var q = sql("DELETE FROM oauth_credential WHERE ")
+        q += q.scope() + " AND app_id = " + q.bind(appID) + " RETURNING kind"
+        let final = q
+        return try await credentialTransaction { session in try await session.rows(final).count }
+    }
+
+    public func deleteCredentials(expiredBefore date: Date) async throws -> Int {
+        var q = sql("DELETE FROM oauth_credential WHERE ")
+        q += q.scope() + " AND expires < " + q.bind(date.timeIntervalSince1970) + " RETURNING kind"
+        let final = q
+        return try await credentialTransaction { session in try await session.rows(final).count }
+    }
+
+    private func select(_ kind: StoredCredential.Kind, _ digest: Data) -> SQLStatement {
+        var q = sql("SELECT " + Self.columns + " FROM oauth_credential WHERE ")
+        q += q.scope() + " AND kind = " + q.bind(kind.rawValue) + " AND digest = " + q.bind(digest)
+        return q
+    }
+
+    private static func credential(_ row: SQLRow) throws -> StoredCredential {
+        guard let kind = StoredCredential.Kind(rawValue: try row.string(0)) else {
+            throw HealthStoreError.corruptRecord("a credential has an unknown kind \(try row.string(0))")
+        }
+        return StoredCredential(
+            kind: kind, digest: try row.data(1), appID: try row.optionalString(2), family: try row.data(3),
+            expires: Date(timeIntervalSince1970: try row.double(4)), spent: try row.int(5) != 0, details: try row.data(6))
+    }
+
+    private func credentialTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        if isLocked { throw HealthStoreError.storeLocked(path: location) }
+        return try await guarded { try await database.transaction(body) }
+    }
+}

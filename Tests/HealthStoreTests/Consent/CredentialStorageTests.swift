@@ -1,0 +1,87 @@
+import ClinicalRecords
+import Crypto
+import Foundation
+import HealthStoreCore
+import Testing
+import TestSupport
+
+/// The server's credentials in the store, on every engine: single use, replay detection,
+/// families, apps, expiry, and that they outlive the store object (a restart).
+@Suite struct CredentialStorageTests {
+    static let privacy = URL(string: "https://example.org/privacy")!
+
+    static func digest(_ s: String) -> Data { Data(SHA256.hash(data: Data(s.utf8))) }
+
+    @Test(arguments: StoreEngine.all)
+    func singleUseFamiliesAndExpiry(engine: StoreEngine) async throws {
+        let w = try await ConsentWorld(engine)
+        let app = try await w.consent.register(
+            name: "Chart", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: [.clinical(.labResult)],
+            redirectURIs: [URL(string: "https://chart.example/cb")!], clientType: .public)
+        #expect(app.secret.isEmpty)
+        let family = Self.digest("family-1")
+        let now = w.store.clock.now
+        let code = StoredCredential(
+            kind: .authorizationCode, digest: Self.digest("code"), appID: app.appID, family: family, expires: now.addingTimeInterval(60),
+            details: Data("{\"scope\":\"patient/Observation.rs\"}".utf8))
+        #expect(try await w.store.insertCredential(code))
+        // The same digest again is refused, without changing the first.
+        #expect(try await !w.store.insertCredential(code))
+        guard case .used(let used) = try await w.store.useCredential(.authorizationCode, digest: code.digest) else {
+            Issue.record("a fresh code was not usable")
+            return
+        }
+        #expect(used.details == code.details && used.appID == app.appID && used.family == family)
+        guard case .replayed = try await w.store.useCredential(.authorizationCode, digest: code.digest) else {
+            Issue.record("a spent code was usable again")
+            return
+        }
+        #expect(try await w.store.useCredential(.authorizationCode, digest: Self.digest("other")) == .missing)
+
+        let access = StoredCredential(
+            kind: .accessToken, digest: Self.digest("access"), appID: app.appID, family: family, expires: now.addingTimeInterval(3600), details: Data("{}".utf8))
+        let stale = StoredCredential(
+            kind: .accessToken, digest: Self.digest("stale"), appID: app.appID, family: Self.digest("f2"), expires: now.addingTimeInterval(-1),
+            details: Data("{}".utf8))
+        #expect(try await w.store.insertCredential(access))
+        #expect(try await w.store.insertCredential(stale))
+        #expect(try await w.store.deleteCredentials(expiredBefore: now) == 1)
+        #expect(try await w.store.credential(.accessToken, digest: stale.digest) == nil)
+        #expect(try await w.store.deleteCredentials(family: family) == 2)
+        #expect(try await w.store.credential(.accessToken, digest: access.digest) == nil)
+
+        // A session (no app) and an app's token; revoking the app ends the token only.
+        let session = StoredCredential(
+            kind: .personSession, digest: Self.digest("cookie"), appID: nil, family: Self.digest("cookie"), expires: now.addingTimeInterval(3600),
+            details: Data("{\"csrf\":\"x\"}".utf8))
+        #expect(try await w.store.insertCredential(session))
+        #expect(try await w.store.insertCredential(access))
+        _ = try await w.consent.revoke(appID: app.appID)
+        #expect(try await w.store.credential(.accessToken, digest: access.digest) == nil)
+        #expect(try await w.store.credential(.personSession, digest: session.digest) == session)
+        #expect(try await w.store.deleteCredential(.personSession, digest: session.digest))
+        #expect(try await !w.store.deleteCredential(.personSession, digest: session.digest))
+    }
+
+    @Test(arguments: StoreEngine.all)
+    func clientTypesAreCheckedAndKept(engine: StoreEngine) async throws {
+        let w = try await ConsentWorld(engine)
+        let types: Set<HealthDataType> = [.clinical(.labResult)]
+        await #expect(throws: ConsentError.self) {
+            try await w.consent.register(name: "A", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: types, clientType: .public)
+        }
+        await #expect(throws: ConsentError.self) {
+            try await w.consent.register(
+                name: "A", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: types, clientType: .confidentialAsymmetric)
+        }
+        let keys = #"{"keys":[]}"#
+        let creds = try await w.consent.register(
+            name: "A", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: types, clientType: .confidentialAsymmetric, jwks: keys)
+        let stored = try await w.consent.app(creds.appID).registration
+        #expect(stored.clientType == .confidentialAsymmetric && stored.jwks == keys && stored.jwksURI == nil)
+        // An asymmetric client has no secret to authenticate with.
+        await #expect(throws: ConsentError.invalidAppSecret) { try await w.consent.authenticate(appID: creds.appID, secret: creds.secret) }
+        let old = try await w.consent.register(name: "B", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: types)
+        #expect(try await w.consent.app(old.appID).registration.clientType == .confidentialSymmetric)
+    }
+}
