@@ -65,10 +65,13 @@ public struct HealthServer: Sendable {
         VerifiableRecordRoutes(state: state).register(on: api)
         WebhookRoutes(state: state).register(on: api)
 
+        TokenRevocationRoutes(state: state).register(on: router)
+
         let pages = router.group().add(middleware: PersonAuthMiddleware(state: state))
         let person = PersonRoutes(state: state)
         person.register(on: pages)
         ConsentRoutes(state: state, person: person).register(on: pages)
+        AuthorizeRoutes(state: state, person: person).register(on: router, pages: pages)
         return router
     }
 

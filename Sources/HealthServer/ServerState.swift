@@ -2,6 +2,8 @@ import Foundation
 import HealthStoreCore
 import Logging
 import OutboundHTTP
+import SMARTAuthorization
+import SmartHealthCards
 import Synchronization
 
 /// Everything the routes share: the store, the consent manager, the in-memory tokens,
@@ -19,6 +21,9 @@ final class ServerState: Sendable {
     let webhooks: Webhooks
     let pages: PageRenderer
     let logger: Logger
+    /// Fetches asymmetric clients' key sets from their JWKS URLs (the webhook address rules).
+    let keyFetcher: PinnedHTTPFetcher
+    private let signer = Mutex<IDTokenSigner?>(nil)
     private let base = Mutex<String>("")
     private let streams = Mutex<[String: [String: (revision: Int, end: @Sendable () -> Void)]]>([:])
     private let views = Mutex<[String: AppView]>([:])
@@ -27,8 +32,8 @@ final class ServerState: Sendable {
         self.store = store
         self.consent = ConsentManager(store: store)
         self.configuration = configuration
-        self.tokens = AccessTokens(lifetime: configuration.accessTokenLifetime, clock: store.clock)
-        self.sessions = PersonSessions(lifetime: configuration.personSessionLifetime, clock: store.clock)
+        self.tokens = AccessTokens(store: store, lifetime: configuration.accessTokenLifetime)
+        self.sessions = PersonSessions(store: store, lifetime: configuration.personSessionLifetime)
         self.appLimiter = RateLimiter(rate: configuration.limits.appRequestsPerSecond, burst: configuration.limits.appBurst)
         self.authFailures = FailureThrottle(freeFailures: Int(configuration.limits.authFailureBurst.rounded(.down)))
         self.sessionCookie = SessionCookie(publicBaseURL: configuration.publicBaseURL)
@@ -38,6 +43,9 @@ final class ServerState: Sendable {
             sender: sender, resolver: resolver, policy: configuration.webhooks, store: store, pollInterval: configuration.observePollInterval, logger: logger)
         self.pages = pages
         self.logger = logger
+        self.keyFetcher = PinnedHTTPFetcher(
+            policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),
+            resolver: resolver)
         base.withLock {
             $0 = configuration.publicBaseURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(configuration.port)"
         }
@@ -47,6 +55,15 @@ final class ServerState: Sendable {
     var baseURL: String {
         get { base.withLock { $0 } }
         set { base.withLock { $0 = newValue.hasSuffix("/") ? String(newValue.dropLast()) : newValue } }
+    }
+
+    /// The id-token signer: its key is derived from the store's secret, so it survives restarts
+    /// and every process serving the store signs with the same key.
+    func idTokenSigner() async throws -> IDTokenSigner {
+        if let s = signer.withLock({ $0 }) { return s }
+        let made = try IDTokenSigner(seed: try await store.anchorSecret())
+        signer.withLock { $0 = made }
+        return made
     }
 
     /// An app's view of the store, looked up once per app (registrations do not change).
@@ -79,7 +96,8 @@ final class ServerState: Sendable {
     /// Ends what an app holds in this process under access revisions older than `revision`:
     /// tokens, event streams and webhooks (what it was given after the revocation stays).
     func endAccess(appID: String, before revision: Int) {
-        tokens.revokeAll(appID: appID, before: revision)
+        // Tokens carry the revision they were issued under and are checked against the app's
+        // current one on every use (and revoking deletes them from the store).
         let closers: [@Sendable () -> Void] = streams.withLock { map in
             let old = (map[appID] ?? [:]).filter { $0.value.revision < revision }
             for id in old.keys { map[appID]?[id] = nil }

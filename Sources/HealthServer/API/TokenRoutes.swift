@@ -2,17 +2,23 @@ import Foundation
 import HealthStoreCore
 import Hummingbird
 
-/// `POST /token`: OAuth2 client credentials (RFC 6749 §4.4). The client id and secret come in
-/// the form body or in HTTP Basic authentication; the answer is a bearer token held in memory
-/// (see ``AccessTokens``).
+/// `POST /token`: OAuth2 client credentials (RFC 6749 §4.4) for the app API, and SMART's
+/// authorization-code and refresh-token grants (``SMARTTokenGrants``). For client credentials
+/// the client id and secret come in the form body or in HTTP Basic authentication; the answer
+/// is a bearer token kept in the store as a digest (see ``AccessTokens``).
 struct TokenRoutes {
     let state: ServerState
 
     func register(on router: Router<HealthRequestContext>) {
         router.post("/token") { request, context -> Response in
             let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            guard form["grant_type"] == "client_credentials" else {
-                throw form["grant_type"] == nil ? APIError.invalidRequest("grant_type is required") : APIError.unsupportedGrantType
+            guard form.all("grant_type").count <= 1 else { throw OAuthError.invalidRequest("grant_type is given more than once") }
+            switch form["grant_type"] {
+            case "authorization_code": return try await SMARTTokenGrants(state: state).authorizationCode(form, request, context)
+            case "refresh_token": return try await SMARTTokenGrants(state: state).refreshToken(form, request, context)
+            case "client_credentials": break
+            case nil: throw APIError.invalidRequest("grant_type is required")
+            default: throw APIError.unsupportedGrantType
             }
             var id = form["client_id"]
             var secret = form["client_secret"]
@@ -21,6 +27,7 @@ struct TokenRoutes {
                 secret = basicSecret
             }
             guard let id, let secret, !id.isEmpty, !secret.isEmpty else { throw APIError.invalidClient }
+            // Only apps that hold a secret use this grant; SMART clients use authorization codes.
             // The right secret always works, so no one can lock an app out (not even from its own
             // proxy's address). Wrong ones back off per source address, and per client id from
             // that address; a client id counts only once it names a registered app, so
@@ -28,14 +35,14 @@ struct TokenRoutes {
             let address = ThrottleKey.address(context.clientAddress)
             let credential = ThrottleKey.credential("client\u{0}" + id, from: context.clientAddress)
             let app = try? await state.consent.app(id)
-            guard let app, app.verify(secret: secret) else {
+            guard let app, app.registration.clientType == .confidentialSymmetric, app.verify(secret: secret) else {
                 if let wait = state.authFailures.wait([address, credential]) { throw APIError.rateLimited(retryAfterSeconds: wait) }
                 state.authFailures.fail(app == nil ? [address] : [address, credential])
                 throw APIError.invalidClient
             }
             // The address keeps its count: one valid credential must not clear others' failures.
             state.authFailures.succeed([credential])
-            let (token, expiresIn) = state.tokens.issue(appID: app.registration.id, revision: app.accessRevision)
+            let (token, expiresIn) = try await state.tokens.issue(appID: app.registration.id, revision: app.accessRevision)
             var response = JSONResponse.make(.object([
                 ("access_token", .string(token)), ("token_type", .string("Bearer")), ("expires_in", .int(expiresIn)),
             ]))

@@ -1,66 +1,70 @@
+import ClinicalRecords
+import FHIR
 import Foundation
 import HealthStoreCore
-import Synchronization
 
-/// Bearer tokens for apps, issued by `POST /token` (OAuth2 client credentials).
+/// Bearer access tokens for apps: from `POST /token` with client credentials (the app API) or
+/// from a SMART authorization code or refresh token.
 ///
-/// Tokens are 256 random bits, held only in this process's memory and only as SHA-256
-/// digests, each with its app and expiry: a restart logs every app out (they ask for a new
-/// token, as OAuth2 clients do on 401). Each app holds at most ``maxPerApp`` live tokens; a new
-/// one pushes out the oldest.
-final class AccessTokens: Sendable {
+/// Tokens are 256 random bits; the store keeps only their SHA-256 digests (``StoredCredential``
+/// of kind `access`) with the app, the access revision they were issued under, their expiry
+/// and, for SMART tokens, the scope granted and the consent categories it reaches. A restart
+/// keeps them; a revocation (of the app, or of the token's grant) ends them at once.
+struct AccessTokens: Sendable {
+    /// What a live token carries.
     struct Entry: Sendable {
         let appID: String
         /// The app's access revision when the token was issued: a revocation voids it.
         let revision: Int
         let expires: Date
-        let issued: Date
+        /// The grant the token came from (its code and refresh tokens share it).
+        let family: Data
+        /// The scope granted, as the app asked for it; `nil` for a client-credentials token.
+        let scope: String?
+        /// The consent categories the scope reaches; `nil` for a client-credentials token (the
+        /// app's grants alone decide).
+        let categories: Set<ConsentCategory>?
+        /// The person's Patient id, for SMART tokens.
+        let patient: String?
     }
 
-    /// Live tokens an app may hold at once.
-    static let maxPerApp = 16
+    let store: any HealthStore
+    let lifetime: Duration
 
-    private let tokens = Mutex<[Data: Entry]>([:])
-    private let lifetime: Duration
-    private let clock: HealthClock
+    var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
 
-    init(lifetime: Duration, clock: HealthClock) {
-        self.lifetime = lifetime
-        self.clock = clock
-    }
-
-    /// A new token for an app, and its lifetime in seconds.
-    func issue(appID: String, revision: Int) -> (token: String, expiresIn: Int) {
+    /// A new token: its value and its lifetime in seconds.
+    func issue(
+        appID: String, revision: Int, family: Data? = nil, scope: String? = nil, categories: Set<ConsentCategory>? = nil, patient: String? = nil
+    ) async throws -> (token: String, expiresIn: Int) {
         let token = SecretToken.make()
-        let now = clock.now
-        let seconds = Int(lifetime.components.seconds)
-        tokens.withLock { map in
-            map = map.filter { $0.value.expires > now }
-            let own = map.filter { $0.value.appID == appID }.sorted { $0.value.issued < $1.value.issued }
-            for (key, _) in own.prefix(max(0, own.count - Self.maxPerApp + 1)) { map[key] = nil }
-            map[SecretToken.digest(token)] = Entry(appID: appID, revision: revision, expires: now.addingTimeInterval(TimeInterval(seconds)), issued: now)
-        }
+        let digest = SecretToken.digest(token)
+        var members: [JSONMember] = [JSONMember("revision", .number(JSONNumber(revision)))]
+        if let scope { members.append(JSONMember("scope", .string(scope))) }
+        if let categories { members.append(JSONMember("categories", .array(categories.sorted().map { .string($0.rawValue) }))) }
+        if let patient { members.append(JSONMember("patient", .string(patient))) }
+        let seconds = lifetimeSeconds
+        _ = try await store.insertCredential(
+            StoredCredential(
+                kind: .accessToken, digest: digest, appID: appID, family: family ?? digest,
+                expires: store.clock.now.addingTimeInterval(TimeInterval(seconds)), details: Data(JSONWriter.minified(.object(JSONObject(members))))))
         return (token, seconds)
     }
 
-    /// The app a token belongs to and the access revision it was issued under; `nil` for an
-    /// unknown or expired token.
-    func entry(for token: String) -> Entry? {
-        let key = SecretToken.digest(token)
-        let now = clock.now
-        return tokens.withLock { map in
-            guard let e = map[key] else { return nil }
-            guard e.expires > now else {
-                map[key] = nil
-                return nil
-            }
-            return e
-        }
+    /// What a live token carries; `nil` for an unknown, expired or revoked token.
+    func entry(for token: String) async throws -> Entry? {
+        guard let stored = try await store.credential(.accessToken, digest: SecretToken.digest(token)) else { return nil }
+        return Self.entry(stored, now: store.clock.now)
     }
 
-    /// Ends an app's tokens issued under access revisions older than `revision` (its access was
-    /// revoked).
-    func revokeAll(appID: String, before revision: Int) {
-        tokens.withLock { map in map = map.filter { $0.value.appID != appID || $0.value.revision >= revision } }
+    /// Reads a stored access token; `nil` when it expired or is damaged.
+    static func entry(_ stored: StoredCredential, now: Date) -> Entry? {
+        guard stored.expires > now, let appID = stored.appID, let o = (try? JSONReader().read(stored.details))?.objectValue,
+            let revision = o["revision"]?.numberValue?.intValue
+        else { return nil }
+        let categories = o["categories"].map { list in Set((list.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ConsentCategory.init(rawValue:)) }) }
+        return Entry(
+            appID: appID, revision: revision, expires: stored.expires, family: stored.family, scope: o.string("scope"), categories: categories,
+            patient: o.string("patient"))
     }
 }

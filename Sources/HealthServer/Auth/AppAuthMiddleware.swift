@@ -14,7 +14,10 @@ struct AppAuthMiddleware: RouterMiddleware {
             throw APIError.invalidToken
         }
         let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard let entry = state.tokens.entry(for: token) else { throw APIError.invalidToken }
+        let found: AccessTokens.Entry?
+        do { found = try await state.tokens.entry(for: token) } catch { throw APIError.unavailable }
+        // SMART tokens are for the FHIR API; the app API takes client-credentials tokens only.
+        guard let entry = found, entry.scope == nil else { throw APIError.invalidToken }
         let appID = entry.appID
         switch await state.checkAccess(appID: appID, revision: entry.revision) {
         case .current: break

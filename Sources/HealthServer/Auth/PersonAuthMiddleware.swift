@@ -11,7 +11,7 @@ struct PersonAuthMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
-        if let cookie = request.cookies[state.sessionCookie.name]?.value, let session = state.sessions.session(cookie: cookie) {
+        if let cookie = request.cookies[state.sessionCookie.name]?.value, let session = await state.sessions.session(cookie: cookie) {
             var context = context
             context.session = session
             do { response = try await next(request, context) } catch let error as any HTTPResponseError {

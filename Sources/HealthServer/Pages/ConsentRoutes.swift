@@ -28,7 +28,7 @@ struct ConsentRoutes {
             }
             let share = r.types.contains { grants[$0]?.newData == .share }
             return person.page(context, "consent", [
-                "title": "\(app.name) would like to access your health records", "id": r.id, "app": app.name, "purpose": app.purpose,
+                "title": "\(app.name) would like to access your health records", "id": r.id, "action": "/consent/\(r.id)", "app": app.name, "purpose": app.purpose,
                 "privacy": app.privacyPolicyURL.absoluteString, "types": types, "hasRequired": !app.requiredTypes.isDisjoint(with: r.types),
                 "share": share, "ask": !share,
             ])

@@ -18,7 +18,7 @@ struct LoginRoutes {
             let query = FormFields.parse(request.uri.query ?? "")
             var response: Response
             if let token = query["token"] {
-                response = signIn(token: token, next: query["next"], from: context.clientAddress)
+                response = try await signIn(token: token, next: query["next"], from: context.clientAddress)
             } else {
                 response = form(next: query["next"], error: nil)
             }
@@ -27,24 +27,24 @@ struct LoginRoutes {
         }
         router.post("/login") { request, context -> Response in
             let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            var response = signIn(token: form["token"] ?? "", next: form["next"], from: context.clientAddress)
+            var response = try await signIn(token: form["token"] ?? "", next: form["next"], from: context.clientAddress)
             PageHeaders.add(to: &response)
             return response
         }
         router.post("/logout") { request, _ -> Response in
             let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            guard let cookie = request.cookies[state.sessionCookie.name]?.value, let session = state.sessions.session(cookie: cookie) else {
+            guard let cookie = request.cookies[state.sessionCookie.name]?.value, let session = await state.sessions.session(cookie: cookie) else {
                 return PageRenderer.redirect("/login")
             }
             try form.checkCSRF(session)
-            state.sessions.end(cookie: cookie)
+            try await state.sessions.end(cookie: cookie)
             var response = PageRenderer.redirect("/login")
             response.setCookie(state.sessionCookie.cookie(value: "", maxAge: 0))
             return response
         }
     }
 
-    private func signIn(token: String, next: String?, from address: String) -> Response {
+    private func signIn(token: String, next: String?, from address: String) async throws -> Response {
         // The right token always signs in, so no one can lock the person out (not even from the
         // address of the proxy in front of the server); wrong ones back off.
         let keys = [ThrottleKey.address(address), .credential("person", from: address)]
@@ -58,7 +58,7 @@ struct LoginRoutes {
             return form(next: next, error: "That is not the sign-in token this server printed.", status: .unauthorized)
         }
         state.authFailures.succeed([keys[1]])
-        let cookie = state.sessions.start()
+        let cookie = try await state.sessions.start()
         var response = PageRenderer.redirect(Self.safeNext(next))
         response.setCookie(state.sessionCookie.cookie(value: cookie, maxAge: state.sessions.lifetimeSeconds))
         return response

@@ -1,0 +1,118 @@
+import ClinicalRecords
+import Foundation
+import HealthStoreCore
+import Hummingbird
+import SMARTAuthorization
+
+/// SMART App Launch's authorization endpoint (`/authorize`, GET and POST) and the consent page
+/// it leads to.
+///
+/// A request is checked first (``AuthorizationParameters``): an unknown client or a redirect
+/// URI that is not registered exactly is told to the person and never redirected; every other
+/// fault goes back to the app as `error=…&state=…`. A signed-out person signs in first and comes
+/// back to the same request. The requested scopes become one switch per consent category
+/// (wildcards expanded; only categories the app is registered for), with the new-data choice.
+/// The app gets a code whatever the person chose — categories turned off look like no data —
+/// which it exchanges at `/token` within a minute.
+struct AuthorizeRoutes {
+    let state: ServerState
+    let person: PersonRoutes
+
+    /// How long the consent page waits for the person.
+    static let pendingLifetime: TimeInterval = 15 * 60
+    /// How long a code may wait for its exchange.
+    static let codeLifetime: TimeInterval = 60
+
+    func register(on router: Router<HealthRequestContext>, pages: RouterGroup<HealthRequestContext>) {
+        router.get("/authorize") { request, context -> Response in
+            var response = try await authorize(FormFields.parse(request.uri.query ?? ""), request: request, context: context)
+            PageHeaders.add(to: &response)
+            return response
+        }
+        router.post("/authorize") { request, context -> Response in
+            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
+            var response = try await authorize(form, request: request, context: context)
+            PageHeaders.add(to: &response)
+            return response
+        }
+        pages.post("/authorize/consent/{id}") { request, context -> Response in
+            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
+            try form.checkCSRF(context.session)
+            return try await decide(id: context.parameters.get("id") ?? "", form: form, context: context)
+        }
+    }
+
+    private func authorize(_ fields: FormFields, request: Request, context: HealthRequestContext) async throws -> Response {
+        let endpoints = SMARTEndpoints(base: state.baseURL)
+        var app: StoredApp?
+        if let id = fields["client_id"], fields.all("client_id").count == 1 { app = try? await state.store.app(id: id) }
+        let parameters: AuthorizationParameters
+        let scopes: ScopeRequest
+        do throws(AuthorizationParameters.Failure) {
+            parameters = try AuthorizationParameters.check(fields, app: app?.registration, endpoints: endpoints)
+            do { scopes = try ScopeRequest(parsing: parameters.scope) } catch {
+                throw AuthorizationParameters.Failure.redirect(error: "invalid_scope", description: error.description, state: parameters.state)
+            }
+        } catch .unsafe(let why) {
+            return state.pages.page("message", ["title": "This app's request cannot be used", "message": "Nothing was shared: \(why)."], status: .badRequest)
+        } catch .redirect(let error, let description, let appState) {
+            // Only reached once the redirect URI matched a registered one exactly.
+            return PageRenderer.redirect(
+                AuthorizationParameters.redirect(fields["redirect_uri"] ?? "", [("error", error), ("error_description", description), ("state", appState)]))
+        }
+        guard let app = app?.registration else { return PageRenderer.redirect("/login") }
+        // The person signs in first, then comes back to this very request.
+        guard let cookie = request.cookies[state.sessionCookie.name]?.value, let session = await state.sessions.session(cookie: cookie) else {
+            let query = fields.pairs.map { FormFields.encode($0.0) + "=" + FormFields.encode($0.1) }.joined(separator: "&")
+            return PageRenderer.redirect("/login?next=" + FormFields.encode("/authorize?" + query))
+        }
+        let id = SecretToken.make()
+        _ = try await state.store.insertCredential(
+            StoredCredential(
+                kind: .pendingAuthorization, digest: SecretToken.digest(id), appID: app.id, family: SecretToken.digest(id),
+                expires: state.store.clock.now.addingTimeInterval(Self.pendingLifetime), details: parameters.json))
+        return try await consentPage(id: id, app: app, categories: Self.categories(scopes, app), session: session)
+    }
+
+    /// The categories the consent page offers: those the scopes reach that the app is registered for.
+    static func categories(_ scopes: ScopeRequest, _ app: AppRegistration) -> [HealthDataType] {
+        scopes.granted.consentCategories.map(HealthDataType.init).filter { app.requestedTypes.contains($0) }.sorted()
+    }
+
+    private func consentPage(id: String, app: AppRegistration, categories: [HealthDataType], session: PersonSession) async throws -> Response {
+        let grants = Dictionary(try await state.consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
+        let types = categories.map { t -> [String: Any] in
+            [
+                "name": t.name, "title": TypeDescriptions.title(t), "about": TypeDescriptions.about(t),
+                "sensitivity": TypeDescriptions.sensitivity(t).rawValue, "high": TypeDescriptions.sensitivity(t) == .high,
+                "required": false, "on": grants[t]?.decision == .allowed,
+            ]
+        }
+        let share = categories.contains { grants[$0]?.newData == .share }
+        return state.pages.page("consent", [
+            "title": "\(app.name) would like to access your health records", "action": "/authorize/consent/\(id)", "app": app.name,
+            "purpose": app.purpose, "privacy": app.privacyPolicyURL.absoluteString, "types": types, "empty": categories.isEmpty,
+            "hasRequired": false, "share": share, "ask": !share, "signedIn": true, "csrf": session.csrfToken,
+        ])
+    }
+
+    private func decide(id: String, form: FormFields, context: HealthRequestContext) async throws -> Response {
+        guard case .used(let pending) = try await state.store.useCredential(.pendingAuthorization, digest: SecretToken.digest(id)),
+            pending.expires > state.store.clock.now, let parameters = AuthorizationParameters(json: pending.details),
+            let app = try await state.store.app(id: parameters.clientID)?.registration, let scopes = try? ScopeRequest(parsing: parameters.scope)
+        else { return person.notFound(context) }
+        let offered = Self.categories(scopes, app)
+        let picked = form["action"] == "deny" ? [] : Set(form.all("allow"))
+        let allow = Set(offered.filter { picked.contains($0.name) })
+        let deny = Set(offered).subtracting(allow)
+        let newData: NewDataPolicy = form["newData"] == "share" ? .share : .ask
+        if !offered.isEmpty { _ = try? await state.consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData)) }
+        let code = SecretToken.make()
+        let digest = SecretToken.digest(code)
+        _ = try await state.store.insertCredential(
+            StoredCredential(
+                kind: .authorizationCode, digest: digest, appID: app.id, family: digest, expires: state.store.clock.now.addingTimeInterval(Self.codeLifetime),
+                details: parameters.json))
+        return PageRenderer.redirect(AuthorizationParameters.redirect(parameters.redirectURI, [("code", code), ("state", parameters.state)]))
+    }
+}

@@ -1,0 +1,104 @@
+import ByteEncodings
+import Crypto
+import FHIR
+import Foundation
+import HealthStoreCore
+import Hummingbird
+import SMARTAuthorization
+
+/// Who is calling the token, revocation or introspection endpoint, by SMART's client types:
+/// a public client names itself (`client_id`, no secret); a symmetric client sends its secret
+/// in HTTP Basic (`client_secret_basic`; the form is also read, for the client-credentials API);
+/// an asymmetric client sends a signed assertion (`private_key_jwt`, ES384 or RS384), whose
+/// `jti` is refused the second time.
+struct ClientAuthentication {
+    let state: ServerState
+
+    static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+    /// The app that authenticated; wrong credentials back off per address and client.
+    func authenticate(_ form: FormFields, _ request: Request, _ context: HealthRequestContext) async throws(OAuthError) -> StoredApp {
+        for name in ["client_id", "client_secret", "client_assertion", "client_assertion_type"] where form.all(name).count > 1 {
+            throw .invalidRequest("the parameter \(name) is given more than once")
+        }
+        let basic = TokenRoutes.basic(request.headers[.authorization])
+        let claimed: String?
+        if let basic {
+            claimed = basic.0
+        } else if let assertion = form["client_assertion"] {
+            claimed = form["client_id"] ?? Self.issuer(of: assertion)
+        } else {
+            claimed = form["client_id"]
+        }
+        guard let claimed, !claimed.isEmpty else { throw .invalidClient("the request does not say which client it is") }
+        if let id = form["client_id"], id != claimed { throw .invalidClient("client_id does not match the client's credentials") }
+        let address = ThrottleKey.address(context.clientAddress)
+        let key = ThrottleKey.credential("client\u{0}" + claimed, from: context.clientAddress)
+        let app: StoredApp?
+        do { app = try await state.store.app(id: claimed) } catch { throw .serverError }
+        do throws(OAuthError) {
+            guard let app else { throw .invalidClient("no such client") }
+            try await check(app, form: form, basic: basic)
+            state.authFailures.succeed([key])
+            return app
+        } catch {
+            if case .serverError = error { throw error }
+            if let wait = state.authFailures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
+            state.authFailures.fail(app == nil ? [address] : [address, key])
+            throw error
+        }
+    }
+
+    private func check(_ app: StoredApp, form: FormFields, basic: (String, String)?) async throws(OAuthError) {
+        let registration = app.registration
+        switch registration.clientType {
+        case .public:
+            guard basic == nil, form["client_secret"] == nil, form["client_assertion"] == nil else {
+                throw .invalidClient("a public client sends no credentials")
+            }
+        case .confidentialSymmetric:
+            guard let secret = basic?.1 ?? form["client_secret"], app.verify(secret: secret) else {
+                throw .invalidClient("the client secret is wrong or missing")
+            }
+        case .confidentialAsymmetric:
+            guard basic == nil, form["client_assertion_type"] == Self.assertionType, let assertion = form["client_assertion"] else {
+                throw .invalidClient("this client authenticates with a signed client assertion (private_key_jwt)")
+            }
+            let keys = try await keySet(registration)
+            let endpoints = SMARTEndpoints(base: state.baseURL)
+            let verified: VerifiedAssertion
+            do {
+                verified = try ClientAssertion.verify(assertion, clientID: registration.id, tokenEndpoint: endpoints.token, keys: keys, now: state.store.clock.now)
+            } catch { throw .invalidClient("the client assertion was refused: \(error.description)") }
+            let seen = Data(SHA256.hash(data: Data((registration.id + "\u{0}" + verified.jti).utf8)))
+            let fresh: Bool
+            do {
+                fresh = try await state.store.insertCredential(
+                    StoredCredential(kind: .assertionID, digest: seen, appID: registration.id, family: seen, expires: verified.exp, details: Data("{}".utf8)))
+            } catch { throw .serverError }
+            guard fresh else { throw .invalidClient("the client assertion's jti was used before") }
+        }
+    }
+
+    /// The client's registered keys, or those at its JWKS URL.
+    private func keySet(_ app: AppRegistration) async throws(OAuthError) -> ClientKeySet {
+        do {
+            if let jwks = app.jwks { return try ClientKeySet(json: jwks) }
+            guard let url = app.jwksURI else { throw OAuthError.invalidClient("the client registered no keys") }
+            let data: Data
+            do { data = try await state.keyFetcher.get(url) } catch { throw OAuthError.invalidClient("the client's JWKS URL could not be fetched: \(error)") }
+            return try ClientKeySet(data: data)
+        } catch let e as OAuthError {
+            throw e
+        } catch {
+            throw .invalidClient("the client's key set is unusable: \(error)")
+        }
+    }
+
+    /// The `iss` of an assertion, read without checking it (only to find whose keys check it).
+    static func issuer(of jwt: String) -> String? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = try? Base64URL.decode(String(parts[1])), let o = (try? JSONReader().read(Data(payload)))?.objectValue else { return nil }
+        return o.string("iss")
+    }
+}
