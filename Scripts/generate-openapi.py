@@ -59,7 +59,10 @@ doc = {
     "/token": {"post": {
       "operationId": "getToken", "summary": "OAuth2 client credentials: an access token for an app.", "security": [{}, {"clientBasic": []}],
       "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": obj({
-          "grant_type": {"type": "string", "enum": ["client_credentials"]}, "client_id": S, "client_secret": S}, required=["grant_type"])}}},
+          "grant_type": {"type": "string", "enum": ["client_credentials", "authorization_code", "refresh_token"],
+                         "description": "client_credentials for this API; authorization_code and refresh_token are SMART App Launch's grants (docs/smart.md)."},
+          "client_id": S, "client_secret": S, "code": S, "redirect_uri": S, "code_verifier": S, "refresh_token": S, "scope": S,
+          "client_assertion_type": S, "client_assertion": S}, required=["grant_type"])}}},
       "responses": {**ok(ref("Token")), "400": err("Missing or unsupported grant_type."), "401": err("Wrong client id or secret (invalid_client)."),
                     "413": err("The body is larger than the server accepts."), "429": {"$ref": "#/components/responses/RateLimited"}}}},
     "/authorization-requests": {"post": {
@@ -126,6 +129,23 @@ doc = {
       "responses": {"200": {"description": "The OpenAPI document.", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/health": {"get": {"operationId": "getHealth", "summary": "Whether the server answers.", "security": [{}],
       "responses": ok(ref("Health"))}},
+    "/healthz": {"get": {"operationId": "getLiveness", "summary": "Liveness probe (the same answer as /health).", "security": [{}],
+      "responses": ok(ref("Health"))}},
+    "/revoke": {"post": {
+      "operationId": "revokeToken", "summary": "RFC 7009: revoke an access or refresh token and every token of its grant.", "security": [{}, {"clientBasic": []}],
+      "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": obj({
+          "token": S, "token_type_hint": S, "client_id": S, "client_secret": S, "client_assertion_type": S, "client_assertion": S}, required=["token"])}}},
+      "responses": {"200": {"description": "Revoked (or never valid for this client)."}, "400": err("A parameter is missing."),
+                    "401": err("The client could not be authenticated.")}}},
+    "/introspect": {"post": {
+      "operationId": "introspectToken", "summary": "RFC 7662: whether a token of the calling client is active.", "security": [{}, {"clientBasic": []}],
+      "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": obj({
+          "token": S, "token_type_hint": S, "client_id": S, "client_secret": S, "client_assertion_type": S, "client_assertion": S}, required=["token"])}}},
+      "responses": {**ok(obj({"active": {"type": "boolean"}, "scope": S, "client_id": S, "token_type": S, "exp": {"type": "integer"},
+                               "patient": S, "iss": S}, required=["active"])),
+                    "400": err("A parameter is missing."), "401": err("The client could not be authenticated.")}}},
+    "/.well-known/jwks.json": {"get": {"operationId": "getJWKS", "summary": "The public keys id tokens are signed with (ES256).", "security": [{}],
+      "responses": {"200": {"description": "A JWK set.", "content": {"application/jwk-set+json": {"schema": {"type": "object"}}}}}}},
   },
   "components": {
     "securitySchemes": {

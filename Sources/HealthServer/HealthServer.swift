@@ -72,6 +72,7 @@ public struct HealthServer: Sendable {
         person.register(on: pages)
         ConsentRoutes(state: state, person: person).register(on: pages)
         AuthorizeRoutes(state: state, person: person).register(on: router, pages: pages)
+        RegistrationRoutes(state: state, person: person).register(on: pages)
         return router
     }
 

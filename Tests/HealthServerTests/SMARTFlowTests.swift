@@ -243,3 +243,33 @@ extension TestResponse {
         }
     }
 }
+
+/// Registering a SMART app from the person's page.
+@Suite struct RegistrationPageTests {
+    @Test func thePageRegistersAPublicClient() async throws {
+        let w = try await ServerWorld(.sqlite)
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let (_, csrf) = try await client.page("/apps/register", cookie: cookie)
+            let missing = try await client.call(
+                .post, "/apps/register", form: "csrf=\(formEncoded(csrf))&name=Chart&purpose=Charts&privacyUrl=https%3A%2F%2Fchart.example%2Fp&redirectUris=",
+                cookie: cookie)
+            #expect(missing.status == .badRequest)
+            #expect(try await w.consent.apps().isEmpty)
+            let forged = try await client.call(
+                .post, "/apps/register", form: "csrf=wrong&name=Chart&purpose=Charts&privacyUrl=https%3A%2F%2Fchart.example%2Fp&redirectUris=https%3A%2F%2Fchart.example%2Fcb",
+                cookie: cookie)
+            #expect(forged.status == .forbidden)
+            let ok = try await client.call(
+                .post, "/apps/register",
+                form: "csrf=\(formEncoded(csrf))&name=Chart&purpose=Charts&privacyUrl=https%3A%2F%2Fchart.example%2Fp&redirectUris=https%3A%2F%2Fchart.example%2Fcb&clientType=public",
+                cookie: cookie)
+            #expect(ok.status == .ok)
+            let apps = try await w.consent.apps()
+            #expect(apps.count == 1)
+            #expect(apps.first?.registration.clientType == .public)
+            #expect(apps.first?.registration.redirectURIs.map(\.absoluteString) == ["https://chart.example/cb"])
+            #expect(ok.text.contains(apps.first?.registration.id ?? "-"))
+        }
+    }
+}
