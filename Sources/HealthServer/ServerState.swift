@@ -24,6 +24,7 @@ final class ServerState: Sendable {
     /// Fetches asymmetric clients' key sets from their JWKS URLs (the webhook address rules).
     let keyFetcher: PinnedHTTPFetcher
     private let signer = Mutex<IDTokenSigner?>(nil)
+    private let lastPurge = Mutex<Date>(.distantPast)
     private let base = Mutex<String>("")
     private let streams = Mutex<[String: [String: (revision: Int, end: @Sendable () -> Void)]]>([:])
     private let views = Mutex<[String: AppView]>([:])
@@ -64,6 +65,18 @@ final class ServerState: Sendable {
         let made = try IDTokenSigner(seed: try await store.anchorSecret())
         signer.withLock { $0 = made }
         return made
+    }
+
+    /// Removes expired credentials from the store, at most once every ten minutes (called when
+    /// credentials are issued, so a busy server keeps the table small and an idle one does no work).
+    func purgeExpiredCredentials() async {
+        let now = store.clock.now
+        let due = lastPurge.withLock { last in
+            guard now.timeIntervalSince(last) >= 600 else { return false }
+            last = now
+            return true
+        }
+        if due { _ = try? await store.deleteCredentials(expiredBefore: now) }
     }
 
     /// An app's view of the store, looked up once per app (registrations do not change).

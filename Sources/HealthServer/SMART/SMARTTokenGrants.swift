@@ -75,6 +75,7 @@ struct SMARTTokenGrants {
 
     /// Issues an access token (and a refresh token, an id token) for a grant.
     private func issue(app: StoredApp, scopes: ScopeRequest, family: Data, nonce: String?, withIDToken: Bool) async throws -> Response {
+        await state.purgeExpiredCredentials()
         let patient = try await state.store.personPatientID()
         let scope = scopes.text
         let (access, expiresIn) = try await state.tokens.issue(
