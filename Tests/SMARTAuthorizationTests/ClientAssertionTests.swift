@@ -132,8 +132,8 @@ import Testing
 
     @Test func malformedCompactSerializationsAreRefused() throws {
         let jwt = try TestJWT.es384(TestKeys.ec)
-        #expect(throws: ClientAssertionError.notCompactJWS("2 parts, not 3")) { try verify("a.b") }
-        #expect(throws: ClientAssertionError.notCompactJWS("4 parts, not 3")) { try verify(jwt + ".x") }
+        #expect(throws: ClientAssertionError.notCompactJWS("expected 3 dot-separated parts, found 2")) { try verify("a.b") }
+        #expect(throws: ClientAssertionError.notCompactJWS("expected 3 dot-separated parts, found 4")) { try verify(jwt + ".x") }
         #expect(throws: ClientAssertionError.self) { try verify(jwt + "=") }
         #expect(throws: ClientAssertionError.self) { try verify(" " + jwt) }
         let notJSON = Base64URL.encode(Array("not json".utf8))
@@ -203,6 +203,18 @@ import Testing
         }
         let long = String(repeating: "j", count: ClientAssertion.maximumJTILength + 1)
         #expect(throws: ClientAssertionError.jtiTooLong(bytes: long.utf8.count)) { try verify(try TestJWT.es384(TestKeys.ec, claims: TestJWT.claims(jti: long))) }
+    }
+
+    @Test func theClaimedClientIDFindsTheKeysBeforeVerifying() throws {
+        #expect(try ClientAssertion.claimedClientID(try TestJWT.es384(TestKeys.ec)) == TestJWT.clientID)
+        #expect(throws: ClientAssertionError.wrongSubject(expected: TestJWT.clientID, found: "other")) {
+            try ClientAssertion.claimedClientID(try TestJWT.es384(TestKeys.ec, claims: TestJWT.claims(sub: "other")))
+        }
+        #expect(throws: ClientAssertionError.invalidClaim(name: "iss", reason: "missing or empty")) {
+            try ClientAssertion.claimedClientID(try TestJWT.es384(TestKeys.ec, claims: TestJWT.claims(iss: nil)))
+        }
+        #expect(throws: ClientAssertionError.notCompactJWS("expected 3 dot-separated parts, found 1")) { try ClientAssertion.claimedClientID("garbage") }
+        #expect(ClientAssertion.assertionType == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
     }
 
     @Test func errorsSayWhatIsWrong() {

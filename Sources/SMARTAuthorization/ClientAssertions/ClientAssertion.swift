@@ -14,6 +14,21 @@ public enum ClientAssertion {
     public static let allowedClockSkew: TimeInterval = 60
     /// The longest `jti` accepted, in bytes (the store keeps it until `exp`).
     public static let maximumJTILength = 255
+    /// The `client_assertion_type` that goes with a JWT client assertion (RFC 7523 §2.2).
+    public static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+    /// The client id an assertion claims to come from (its `iss`, which must equal `sub`),
+    /// read without checking anything else: for finding the client's keys when the request
+    /// has no `client_id` (RFC 7523 §3 lets it leave it out). Trust nothing until
+    /// ``verify(_:clientID:tokenEndpoint:keys:now:)`` passes with this id.
+    public static func claimedClientID(_ jwt: String) throws(ClientAssertionError) -> String {
+        guard jwt.utf8.count <= maximumLength else { throw .tooLarge(bytes: jwt.utf8.count) }
+        let claims = try CompactJWS(jwt).claims
+        guard let iss = try string(claims, "iss"), !iss.isEmpty else { throw .invalidClaim(name: "iss", reason: "missing or empty") }
+        let sub = try string(claims, "sub")
+        guard sub == iss else { throw .wrongSubject(expected: iss, found: sub) }
+        return iss
+    }
 
     /// Verifies a client assertion and returns its `jti` and `exp` for the replay check.
     ///

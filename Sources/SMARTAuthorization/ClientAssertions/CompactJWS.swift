@@ -19,7 +19,7 @@ struct CompactJWS: Sendable {
     /// with no member twice.
     init(_ text: String) throws(ClientAssertionError) {
         let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .notCompactJWS("\(parts.count) parts, not 3") }
+        guard parts.count == 3 else { throw .notCompactJWS("expected 3 dot-separated parts, found \(parts.count)") }
         guard !parts[0].isEmpty, !parts[1].isEmpty, !parts[2].isEmpty else { throw .notCompactJWS("an empty part") }
         func decode(_ part: Substring.UTF8View.SubSequence, _ name: String) throws(ClientAssertionError) -> [UInt8] {
             do { return try Base64URL.decode(String(Substring(part))) } catch { throw .notCompactJWS("the \(name) is not base64url: \(error)") }
