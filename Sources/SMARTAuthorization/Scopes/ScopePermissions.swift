@@ -84,6 +84,7 @@ public struct ScopePermissions: Sendable, Hashable, CustomStringConvertible {
 
 /// The FHIR interactions a SMART v2 permission letter names: `c`, `r`, `u`, `d`, `s`.
 public struct SMARTInteractions: OptionSet, Sendable, Hashable {
+    /// One bit per interaction, in `cruds` order from the lowest bit.
     public let rawValue: UInt8
 
     /// Makes a set from its bits.
