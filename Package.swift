@@ -184,7 +184,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "FHIRTests", dependencies: ["FHIR", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SMARTAuthorizationTests", dependencies: ["SMARTAuthorization", "JOSE", "ByteEncodings", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SMARTAuthorizationTests",
+            dependencies: [
+                "SMARTAuthorization", "JOSE", "ByteEncodings", "FHIR", "ClinicalRecords", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
