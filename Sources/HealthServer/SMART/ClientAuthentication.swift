@@ -1,4 +1,3 @@
-import ByteEncodings
 import Crypto
 import FHIR
 import Foundation
@@ -14,8 +13,6 @@ import SMARTAuthorization
 struct ClientAuthentication {
     let state: ServerState
 
-    static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-
     /// The app that authenticated; wrong credentials back off per address and client.
     func authenticate(_ form: FormFields, _ request: Request, _ context: HealthRequestContext) async throws(OAuthError) -> StoredApp {
         for name in ["client_id", "client_secret", "client_assertion", "client_assertion_type"] where form.all(name).count > 1 {
@@ -26,7 +23,7 @@ struct ClientAuthentication {
         if let basic {
             claimed = basic.0
         } else if let assertion = form["client_assertion"] {
-            claimed = form["client_id"] ?? Self.issuer(of: assertion)
+            claimed = form["client_id"] ?? (try? ClientAssertion.claimedClientID(assertion))
         } else {
             claimed = form["client_id"]
         }
@@ -61,7 +58,7 @@ struct ClientAuthentication {
                 throw .invalidClient("the client secret is wrong or missing")
             }
         case .confidentialAsymmetric:
-            guard basic == nil, form["client_assertion_type"] == Self.assertionType, let assertion = form["client_assertion"] else {
+            guard basic == nil, form["client_assertion_type"] == ClientAssertion.assertionType, let assertion = form["client_assertion"] else {
                 throw .invalidClient("this client authenticates with a signed client assertion (private_key_jwt)")
             }
             let keys = try await keySet(registration)
@@ -93,12 +90,5 @@ struct ClientAuthentication {
         } catch {
             throw .invalidClient("the client's key set is unusable: \(error)")
         }
-    }
-
-    /// The `iss` of an assertion, read without checking it (only to find whose keys check it).
-    static func issuer(of jwt: String) -> String? {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = try? Base64URL.decode(String(parts[1])), let o = (try? JSONReader().read(Data(payload)))?.objectValue else { return nil }
-        return o.string("iss")
     }
 }
