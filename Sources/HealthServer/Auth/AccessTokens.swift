@@ -1,3 +1,4 @@
+import ClinicalRecords
 import Foundation
 import HealthStoreCore
 import Synchronization
@@ -15,6 +16,8 @@ final class AccessTokens: Sendable {
         let revision: Int
         let expires: Date
         let issued: Date
+        /// The consent categories the token is narrowed to; `nil` for all the app's grants.
+        var scopeCategories: Set<ConsentCategory>? = nil
     }
 
     /// Live tokens an app may hold at once.
@@ -30,7 +33,7 @@ final class AccessTokens: Sendable {
     }
 
     /// A new token for an app, and its lifetime in seconds.
-    func issue(appID: String, revision: Int) -> (token: String, expiresIn: Int) {
+    func issue(appID: String, revision: Int, scopeCategories: Set<ConsentCategory>? = nil) -> (token: String, expiresIn: Int) {
         let token = SecretToken.make()
         let now = clock.now
         let seconds = Int(lifetime.components.seconds)
@@ -38,7 +41,8 @@ final class AccessTokens: Sendable {
             map = map.filter { $0.value.expires > now }
             let own = map.filter { $0.value.appID == appID }.sorted { $0.value.issued < $1.value.issued }
             for (key, _) in own.prefix(max(0, own.count - Self.maxPerApp + 1)) { map[key] = nil }
-            map[SecretToken.digest(token)] = Entry(appID: appID, revision: revision, expires: now.addingTimeInterval(TimeInterval(seconds)), issued: now)
+            map[SecretToken.digest(token)] = Entry(appID: appID, revision: revision, expires: now.addingTimeInterval(TimeInterval(seconds)), issued: now,
+                scopeCategories: scopeCategories)
         }
         return (token, seconds)
     }
