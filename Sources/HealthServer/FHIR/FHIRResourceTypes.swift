@@ -1,4 +1,3 @@
-import ClinicalRecords
 import FHIR
 
 /// How a search parameter reads a resource.
@@ -121,15 +120,5 @@ enum FHIRResourceTypes {
     /// A type's parameter by name (``common`` included).
     static func parameter(_ name: String, of type: String) -> SearchParameterDefinition? {
         common.first { $0.name == name } ?? parameters[type]?.first { $0.name == name }
-    }
-
-    /// Every consent category a resource of this type can be stored under: what the app must
-    /// be granted to see any of them.
-    static func categories(of type: String) -> Set<ConsentCategory> {
-        if type == "Observation" {
-            return [.clinical(.labResult), .clinical(.vitalSign), .context(.socialHistory), .context(.otherObservations)]
-        }
-        if let clinical = ClinicalType.allCases.filter({ $0.resourceTypes.contains(type) }).first { return [.clinical(clinical)] }
-        return [.context(ContextCategory.byResourceType[type] ?? .other)]
     }
 }

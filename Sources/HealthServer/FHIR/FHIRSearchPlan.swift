@@ -128,7 +128,7 @@ struct FHIRSearchPlan: Sendable {
         case .token(let elements):
             let tokens = try FHIRToken.values(name: name, value: value)
             if type == "Observation", name == "category" {
-                try addObservationCategory(tokens)
+                addObservationCategory(tokens)
                 let mapped = Set(tokens.flatMap { Self.observationCategories($0) })
                 pushed = pushed.map { $0.intersection(mapped) } ?? mapped
             } else {
@@ -140,7 +140,7 @@ struct FHIRSearchPlan: Sendable {
     /// Observation categories that are consent categories (`laboratory`, `vital-signs`,
     /// `social-history`) are decided in SQL by the category the store filed the Observation
     /// under; any other code (`survey`, `exam`…) also by its codings, in memory.
-    private mutating func addObservationCategory(_ tokens: [FHIRToken]) throws(FHIRRequestError) {
+    private mutating func addObservationCategory(_ tokens: [FHIRToken]) {
         guard tokens.contains(where: { Self.consentCategory($0) == nil }) else { return }
         filters.append { subject in
             tokens.contains { token in
