@@ -23,7 +23,7 @@ struct FHIRToken: Sendable, Hashable {
             case 2: token = FHIRToken(system: pieces[0], code: pieces[1].isEmpty ? nil : pieces[1])
             default: throw .invalidParameter(name: name, value: value, reason: "is not a token (code, system|code, |code or system|)")
             }
-            guard token.code?.isEmpty != true, token.system != nil || token.code != nil else {
+            guard token.code?.isEmpty != true, token.code != nil || token.system?.isEmpty == false else {
                 throw .invalidParameter(name: name, value: value, reason: "has an empty code")
             }
             tokens.append(token)
