@@ -1,3 +1,4 @@
+import ClinicalRecords
 import Foundation
 import HealthStoreCore
 import Hummingbird
@@ -49,6 +50,14 @@ public struct HealthServer: Sendable {
     /// How many keys the sign-in and token throttle holds (bounded; for the soak check and tests).
     package var throttledKeyCount: Int { state.authFailures.count }
 
+    /// A bearer token for an app, as `POST /token` issues, narrowed to some consent categories
+    /// the way a SMART token's scopes narrow it (tests of the FHIR routes use it until SMART
+    /// tokens exist); `nil` when the app is unknown.
+    package func issueAccessToken(appID: String, scopeCategories: Set<ConsentCategory>?) async throws -> String? {
+        guard let app = try await store.app(id: appID) else { return nil }
+        return try await state.tokens.issue(appID: appID, revision: app.accessRevision, categories: scopeCategories).token
+    }
+
     /// The router with every route and middleware.
     public func router() -> Router<HealthRequestContext> {
         let router = Router(context: HealthRequestContext.self)
@@ -66,6 +75,9 @@ public struct HealthServer: Sendable {
         WebhookRoutes(state: state).register(on: api)
 
         TokenRevocationRoutes(state: state).register(on: router)
+        let fhir = FHIRRoutes(state: state)
+        fhir.registerPublic(on: router)
+        fhir.registerProtected(on: router.group().add(middleware: FHIRAccessMiddleware(state: state)))
 
         let pages = router.group().add(middleware: PersonAuthMiddleware(state: state))
         let person = PersonRoutes(state: state)

@@ -67,10 +67,17 @@ public enum APIError: Error, Sendable, Equatable, HTTPResponseError {
         }
     }
 
+    /// The error's response: `{"error", "message"?}`, or under `/fhir` an OperationOutcome
+    /// (FHIR clients read every error as one), with the same status and headers.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var members: [(String, EncodedJSON)] = [("error", .string(code))]
-        if let message { members.append(("message", .string(message))) }
-        var response = JSONResponse.make(.object(members), status: status)
+        var response: Response
+        if request.uri.path == "/fhir" || request.uri.path.hasPrefix("/fhir/") {
+            response = FHIRResponse.outcome(status: status, code: OperationOutcome.code(for: self), diagnostics: message)
+        } else {
+            var members: [(String, EncodedJSON)] = [("error", .string(code))]
+            if let message { members.append(("message", .string(message))) }
+            response = JSONResponse.make(.object(members), status: status)
+        }
         switch self {
         case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer realm="healthrecords", error="invalid_token""#
         case .invalidClient: response.headers[.wwwAuthenticate] = #"Basic realm="healthrecords""#

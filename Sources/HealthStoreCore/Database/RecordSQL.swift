@@ -7,11 +7,12 @@ struct RecordSQL {
     let dialect: SQLDialect
     let sealer: any RecordSealer
 
-    /// The columns ``RowCoding/stored(_:_:)`` reads, from `resource r` joined to its source.
-    static func selectResources(into q: inout SQLStatement) {
+    /// The columns ``RowCoding/stored(_:_:)`` reads, from `resource r` joined to its source,
+    /// and with `keyed` the identity after them (``RowCoding/keyed(_:_:)``).
+    static func selectResources(into q: inout SQLStatement, keyed: Bool = false) {
         q += """
             SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
-            r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category
+            r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category\(keyed ? ", r.identity" : "")
             FROM resource r JOIN source s ON \(q.sameScope("s", "r"))s.id = r.source_id
             """
     }

@@ -24,6 +24,11 @@ enum RowCoding {
             anchor: QueryAnchor(rawValue: try row.int(11)))
     }
 
+    /// A row selected with its identity (``RecordSQL/selectResources(into:keyed:)``).
+    static func keyed(_ row: SQLRow, _ sealer: any RecordSealer) throws -> KeyedResource {
+        KeyedResource(stored: try stored(row, sealer), key: ResourceKey(bytes: try row.data(14)))
+    }
+
     static func deleted(_ row: SQLRow, _ sealer: any RecordSealer) throws -> DeletedRecord {
         let typeName = try row.string(4)
         guard let type = ClinicalType(rawValue: typeName) else { throw HealthStoreError.corruptRecord("tombstone with type \(typeName)") }

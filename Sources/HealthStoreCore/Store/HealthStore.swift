@@ -44,6 +44,15 @@ public protocol HealthStore: ConsentStorage, CredentialStorage, Sendable {
     /// only those whose consent category is in one of them.
     func contextResources(ofType type: FHIRResourceType, source: String?, visible windows: [TypeWindow<ConsentCategory>]?) async throws -> [StoredResource]
 
+    /// Resources of any kind (records and context) matching a query, one page of them, read in
+    /// one snapshot with the total when asked for; with windows, only those whose consent
+    /// category is in one of them (decided in the same statements).
+    func resources(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, countingTotal: Bool) async throws -> ResourcePage
+
+    /// The key of a resource by source, type and id, whether or not it is stored (computed,
+    /// not looked up): what ``ResourceQuery/keys`` matches.
+    func resourceKey(source: String, resourceType: FHIRResourceType, identifier: String) -> ResourceKey
+
     /// What changed since an anchor.
     func changes(_ query: AnchoredQuery) async throws -> AnchoredQueryResult
 

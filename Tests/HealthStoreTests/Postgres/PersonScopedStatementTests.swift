@@ -74,6 +74,18 @@ struct PersonScopedStatementTests {
         _ = try await store.resource(identity)
         _ = try await store.resource(identity, visible: windows)
         _ = try await store.contextResources(ofType: .patient, source: "clinic", visible: [TypeWindow(.context(.personalDetails), addedThrough: nil)])
+        let day2 = day.addingTimeInterval(86_400)
+        for q in [
+            ResourceQuery(resourceTypes: [.observation], categories: [.clinical(.labResult)], release: .r4, limit: 5),
+            ResourceQuery(
+                resourceTypes: nil, excludedResourceTypes: [.patient], release: .dstu2, addedThrough: QueryAnchor(rawValue: 3),
+                keys: [store.resourceKey(source: "clinic", resourceType: .observation, identifier: "o1")],
+                clinicalDate: [DateCondition(anyOf: [.startsBefore(day), .endsAfter(day2)]), DateCondition(.endsAtOrBefore(day2))],
+                addedDate: [DateCondition(.startsAtOrAfter(day))], sort: RecordSort(.clinical, ascending: false), limit: 2, offset: 1),
+        ] {
+            _ = try await store.resources(q, visible: windows, countingTotal: true)
+            _ = try await store.resources(q, visible: nil, countingTotal: true)
+        }
         _ = try await store.changeSummary(since: .initial)
         _ = try await store.sources()
 
@@ -102,6 +114,7 @@ struct PersonScopedStatementTests {
         _ = try await app.records(RecordQuery(type: nil))
         _ = try await app.changes(AnchoredQuery(type: nil, anchor: nil))
         _ = try await app.samples(QuantitySampleQuery(type: nil))
+        _ = try await app.resources(ResourceQuery(resourceTypes: nil, release: .r4, limit: 3, offset: 1), countingTotal: true)
         _ = try await consent.approveNewData(appID: creds.appID)
         _ = try await consent.auditLog(appID: creds.appID, newestFirst: 10)
         _ = try await consent.auditLog()

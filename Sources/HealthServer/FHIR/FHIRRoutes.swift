@@ -1,0 +1,101 @@
+import Foundation
+import HealthStoreCore
+import HealthVocabulary
+import Hummingbird
+
+/// The FHIR R4 REST read side at `/fhir` (docs/fhir-api.md).
+///
+/// Public: `GET /fhir/metadata` (the CapabilityStatement) and the SMART discovery document at
+/// `/fhir/.well-known/smart-configuration` and `/.well-known/smart-configuration`. Behind
+/// ``FHIRAccessMiddleware``: `GET /fhir/{type}/{id}`, `GET /fhir/{type}?…` (and `POST
+/// /fhir/{type}/_search` with a form body), next pages as `GET /fhir/{type}?_page=…`, and
+/// `GET /fhir/Patient/{id}/$everything`.
+struct FHIRRoutes {
+    let state: ServerState
+    let service: FHIRService
+
+    init(state: ServerState) {
+        self.state = state
+        self.service = FHIRService(state: state)
+    }
+
+    /// The routes anyone may call.
+    func registerPublic(on router: Router<HealthRequestContext>) {
+        router.get("/fhir/metadata") { _, _ -> Response in
+            FHIRResponse.make(CapabilityStatementBuilder.make(serverBase: state.baseURL))
+        }
+        for path in ["/fhir/.well-known/smart-configuration", "/.well-known/smart-configuration"] {
+            router.get(RouterPath(path)) { _, _ -> Response in
+                JSONResponse.make(SMARTConfiguration.make(serverBase: state.baseURL))
+            }
+        }
+    }
+
+    /// The routes that read the person's data.
+    func registerProtected(on group: RouterGroup<HealthRequestContext>) {
+        let service = self.service
+        let cap = state.configuration.limits.maxRecordsPerQuery
+        group.get("/fhir") { _, _ -> Response in
+            throw FHIRRequestError.notSupported("searching across every resource type is not supported; search one type, e.g. /fhir/Observation")
+        }
+        group.get("/fhir/{type}") { request, context -> Response in
+            let type = try Self.type(context)
+            return try await Self.search(type: type, everything: false, pairs: Self.query(request), request: request, context: context, service, cap)
+        }
+        for method in [HTTPRequest.Method.get, .post] {
+            group.on("/fhir/{type}/_search", method: method) { request, context -> Response in
+                let type = try Self.type(context)
+                var pairs = Self.query(request)
+                if request.method == .post { pairs += try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes).pairs }
+                return try await Self.search(type: type, everything: false, pairs: pairs, request: request, context: context, service, cap)
+            }
+        }
+        group.get("/fhir/{type}/{id}") { _, context -> Response in
+            let type = try Self.type(context)
+            let id = context.parameters.get("id") ?? ""
+            return FHIRResponse.make(Array(try await service.read(type: type, id: id, Self.caller(context))))
+        }
+        group.get("/fhir/{type}/{id}/{operation}") { request, context -> Response in
+            let type = try Self.type(context)
+            let id = context.parameters.get("id") ?? ""
+            let operation = context.parameters.get("operation")?.removingPercentEncoding ?? ""
+            guard type == "Patient", operation == "$everything" else {
+                throw FHIRRequestError.notSupported("\(type)/{id}/\(operation) is not an operation this server answers")
+            }
+            guard id == (try await service.shared().personID) else { throw FHIRRequestError.notFound(resourceType: type, id: id) }
+            return try await Self.search(type: type, everything: true, pairs: Self.query(request), request: request, context: context, service, cap)
+        }
+    }
+
+    /// Runs a search, or its next page when the query has a `_page` token.
+    private static func search(
+        type: String, everything: Bool, pairs: [(String, String)], request: Request, context: HealthRequestContext, _ service: FHIRService, _ cap: Int
+    ) async throws -> Response {
+        let caller = try caller(context)
+        let path = everything ? "/Patient/\(context.parameters.get("id") ?? "")/$everything" : "/\(type)"
+        if let token = pairs.first(where: { $0.0 == "_page" })?.1 {
+            let state = try await service.shared().pages.open(token, appID: caller.view.app.id)
+            guard state.search.resourceType == type, state.search.everything == everything else { throw FHIRRequestError.invalidPageToken }
+            let selfURL = service.base + path + "?_page=" + token
+            return FHIRResponse.make(try await service.search(state.search, page: state, selfURL: selfURL, caller, countCap: cap))
+        }
+        let search = FHIRSearchRequest(resourceType: type, everything: everything, parameters: pairs)
+        let query = search.queryString
+        let selfURL = service.base + path + (query.isEmpty ? "" : "?" + query)
+        return FHIRResponse.make(try await service.search(search, page: nil, selfURL: selfURL, caller, countCap: cap))
+    }
+
+    /// The served type named in the path; 404 for any other.
+    private static func type(_ context: HealthRequestContext) throws(FHIRRequestError) -> String {
+        let type = context.parameters.get("type") ?? ""
+        guard FHIRResourceTypes.isServed(type) else { throw .unknownResourceType(type) }
+        return type
+    }
+
+    /// The query string's parameters, decoded as a form is (`+` is a space).
+    private static func query(_ request: Request) -> [(String, String)] { FormFields.parse(request.uri.query ?? "").pairs }
+
+    private static func caller(_ context: HealthRequestContext) throws -> FHIRCaller {
+        FHIRCaller(view: try context.app(), scopeCategories: context.scopeCategories)
+    }
+}

@@ -1,0 +1,101 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStoreCore
+import Synchronization
+
+/// Who is reading: the app's view of the store and the consent categories its token's scopes
+/// reach (`nil`: not narrowed).
+struct FHIRCaller: Sendable {
+    let view: AppView
+    let scopeCategories: Set<ConsentCategory>?
+}
+
+/// The FHIR read side over the store: reads, searches and `$everything`, each through the
+/// app's ``AppView`` (grants, "ask" watermarks and audit), served as R4 resources with served
+/// ids and rewritten references. Holds what every request shares and never changes (the
+/// person's Patient id, the page-token key) and the Patient ids per source (refreshed when the
+/// store's anchor moves on).
+final class FHIRService: Sendable {
+    let state: ServerState
+    private let fixed = Mutex<(personID: String, pages: FHIRPageTokens)?>(nil)
+    private let patients = Mutex<(anchor: QueryAnchor, ids: [String: Set<String>])?>(nil)
+
+    init(state: ServerState) { self.state = state }
+
+    /// The FHIR base URL, `…/fhir`.
+    var base: String { state.baseURL + "/fhir" }
+
+    /// The person's Patient id and the page-token sealer, read from the store once.
+    func shared() async throws -> (personID: String, pages: FHIRPageTokens) {
+        if let f = fixed.withLock({ $0 }) { return f }
+        let f = (personID: try await state.store.personPatientID(), pages: FHIRPageTokens(anchorSecret: try await state.store.anchorSecret()))
+        fixed.withLock { $0 = $0 ?? f }
+        return f
+    }
+
+    /// The ids of the Patients each source holds, at least as new as `anchor`.
+    private func sourcePatients(_ anchor: QueryAnchor) async throws -> [String: Set<String>] {
+        if let p = patients.withLock({ $0 }), p.anchor >= anchor { return p.ids }
+        let current = try await state.store.currentAnchor()
+        var ids: [String: Set<String>] = [:]
+        for p in try await state.store.contextResources(ofType: .patient, source: nil) { ids[p.source.identifier, default: []].insert(p.resource.identifier) }
+        patients.withLock { if ($0?.anchor ?? QueryAnchor(rawValue: -1)) < current { $0 = (current, ids) } }
+        return ids
+    }
+
+    /// The rewriter for resources read at a snapshot.
+    func rewriter(_ caller: FHIRCaller, at snapshot: QueryAnchor) async throws -> ReferenceRewriter {
+        let view = caller.view
+        return ReferenceRewriter(personID: try await shared().personID, sourcePatients: try await sourcePatients(snapshot)) { source, type, id in
+            view.resourceKey(source: source, resourceType: type, identifier: id).hex
+        }
+    }
+
+    /// The served bytes of a stored resource.
+    func served(_ item: KeyedResource, _ rewriter: ReferenceRewriter) throws -> Data {
+        let source = item.stored.source.identifier
+        return try ServedResourceWriter.write(
+            item.stored.resource.data, id: item.key.hex, lastUpdated: FHIRInstant.text(item.stored.addedDate),
+            rewrite: { rewriter.rewrite($0, source: source) })
+    }
+
+    // MARK: Read
+
+    /// `GET /fhir/{type}/{id}`: the served resource, or 404 (the same for hidden and missing).
+    func read(type: String, id: String, _ caller: FHIRCaller) async throws -> Data {
+        guard FHIRResourceTypes.isServed(type) else { throw FHIRRequestError.unknownResourceType(type) }
+        if type == "Patient" {
+            guard id == (try await shared().personID), let patient = try await mergedPatient(caller, snapshot: nil) else {
+                throw FHIRRequestError.notFound(resourceType: type, id: id)
+            }
+            return patient.bytes
+        }
+        guard let key = ResourceKey(hex: id) else { throw FHIRRequestError.notFound(resourceType: type, id: id) }
+        let query = ResourceQuery(
+            resourceTypes: [FHIRResourceType(type)], categories: caller.scopeCategories, release: .r4, keys: [key], limit: 1)
+        let page = try await caller.view.resources(query, countingTotal: false)
+        guard let item = page.resources.first else { throw FHIRRequestError.notFound(resourceType: type, id: id) }
+        return try served(item, try await rewriter(caller, at: page.snapshot))
+    }
+
+    // MARK: The person's Patient
+
+    /// The merged Patient the app may see, with its JSON and last update; `nil` when it may see
+    /// no Patient resource (personal details not granted, or none stored).
+    func mergedPatient(_ caller: FHIRCaller, snapshot: QueryAnchor?) async throws -> (bytes: Data, subject: SearchSubject)? {
+        let query = ResourceQuery(resourceTypes: [.patient], categories: caller.scopeCategories, release: .r4, addedThrough: snapshot)
+        let page = try await caller.view.resources(query, countingTotal: false)
+        guard !page.resources.isEmpty else { return nil }
+        let rewriter = try await rewriter(caller, at: page.snapshot)
+        var parts: [JSONObject] = []
+        for item in page.resources {
+            if let object = try JSONReader().read(try served(item, rewriter)).objectValue { parts.append(object) }
+        }
+        let updated = page.resources.map(\.stored.addedDate).max() ?? Date(timeIntervalSince1970: 0)
+        let personID = try await shared().personID
+        let merged = PatientMerger.merge(parts, personID: personID, lastUpdated: FHIRInstant.text(updated))
+        let subject = SearchSubject(json: merged, category: .context(.personalDetails), servedID: personID, lastUpdated: updated)
+        return (Data(JSONWriter.minified(.object(merged))), subject)
+    }
+}

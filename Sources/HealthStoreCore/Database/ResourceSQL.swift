@@ -1,0 +1,122 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+
+/// Turns ``ResourceQuery``s into SQL over the resource table: one statement for a page (with
+/// the resource's identity as a 15th column, after those ``RowCoding/stored(_:_:)`` reads) and
+/// one for the count, sharing one filter.
+struct ResourceSQL {
+    let dialect: SQLDialect
+
+    func select(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        RecordSQL.selectResources(into: &q, keyed: true)
+        q += " WHERE "
+        filter(query, windows, into: &q)
+        let limit = query.limit ?? (query.offset > 0 ? Int(Int64.max) : nil)
+        switch query.sort {
+        case nil: RecordSQL.page(by: "r.\(dialect.resourceAddedColumn)", "r", ascending: true, limit: limit, into: &q)
+        case let sort? where sort.key == .added: RecordSQL.page(by: "r.added_date", "r", ascending: sort.ascending, limit: limit, into: &q)
+        case let sort?: RecordSQL.page(by: "r.clinical_date", "r", ascending: sort.ascending, nullable: true, limit: limit, into: &q)
+        }
+        if query.offset > 0 { q += " OFFSET " + q.bind(query.offset) }
+        return q
+    }
+
+    func count(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?) -> SQLStatement {
+        var q = SQLStatement(dialect, "SELECT COUNT(*) FROM resource r WHERE ")
+        filter(query, windows, into: &q)
+        return q
+    }
+
+    /// The windows a query reads through: the grants' windows narrowed to the query's
+    /// categories, or the categories alone when there are no grants to apply (the person).
+    static func windows(_ query: ResourceQuery, _ windows: [TypeWindow<ConsentCategory>]?) -> [TypeWindow<ConsentCategory>]? {
+        guard let categories = query.categories else { return windows }
+        guard let windows else { return categories.sorted().map { TypeWindow($0, addedThrough: nil) } }
+        return windows.filter { categories.contains($0.type) }
+    }
+
+    private func filter(_ query: ResourceQuery, _ windows: [TypeWindow<ConsentCategory>]?, into q: inout SQLStatement) {
+        let added = "r.\(dialect.resourceAddedColumn)"
+        q += q.scope("r")
+        if let types = query.resourceTypes {
+            q += " AND r.resource_type IN (" + (types.isEmpty ? "NULL" : types.sorted().map { q.bind($0.rawValue) }.joined(separator: ", ")) + ")"
+        }
+        if !query.excludedResourceTypes.isEmpty {
+            q += " AND r.resource_type NOT IN (" + query.excludedResourceTypes.sorted().map { q.bind($0.rawValue) }.joined(separator: ", ") + ")"
+        }
+        if let release = query.release {
+            switch release {
+            case .r4: q += " AND r.fhir_version LIKE " + q.bind("4.0.%")
+            case .dstu2: q += " AND r.fhir_version LIKE " + q.bind("1.0.%")
+            case .unknown: q += " AND r.fhir_version NOT LIKE " + q.bind("4.0.%") + " AND r.fhir_version NOT LIKE " + q.bind("1.0.%")
+            }
+        }
+        if let through = query.addedThrough { q += " AND \(added) <= " + q.bind(through.rawValue) }
+        if let keys = query.keys { q += " AND r.identity IN (" + q.list(keys.map(\.bytes)) + ")" }
+        for condition in query.clinicalDate { Self.clinical(condition, into: &q) }
+        for condition in query.addedDate { Self.instant(condition, column: "r.added_date", into: &q) }
+        if let windows = Self.windows(query, windows) {
+            RecordSQL.visibility(windows, type: "r.category", added: added, into: &q)
+        }
+    }
+
+    /// ` AND (bound OR …)` over an instant column: it covers `[t, t + ε)`, so an end bound
+    /// compares as the start does.
+    static func instant(_ condition: DateCondition, column: String, into q: inout SQLStatement) {
+        let terms = condition.anyOf.map { bound -> String in
+            switch bound {
+            case .startsBefore(let d), .endsAtOrBefore(let d): return "\(column) < " + q.bind(d.timeIntervalSince1970)
+            case .startsAtOrAfter(let d), .endsAfter(let d): return "\(column) >= " + q.bind(d.timeIntervalSince1970)
+            }
+        }
+        q += " AND (" + (terms.isEmpty ? "FALSE" : terms.joined(separator: " OR ")) + ")"
+    }
+
+    /// ` AND (bound OR …)` over the clinical date, whose span depends on the precision of its
+    /// text: a year or a month ends at the next one (UTC), a day, minute or second after a
+    /// fixed span. The start column is compared in every case, so an index on it still helps.
+    static func clinical(_ condition: DateCondition, into q: inout SQLStatement) {
+        let d = "r.clinical_date", t = "r.clinical_date_text"
+        let terms = condition.anyOf.map { bound -> String in
+            switch bound {
+            case .startsBefore(let x): return "\(d) < " + q.bind(x.timeIntervalSince1970)
+            case .startsAtOrAfter(let x): return "\(d) >= " + q.bind(x.timeIntervalSince1970)
+            case .endsAfter(let x):
+                // end > x ⟺ start ≥ x truncated to the year / month, or start > x − span.
+                let f = UTCFloor(x)
+                var s = "(\(d) >= " + q.bind(min(f.year, f.x - 86_400)) + " AND CASE WHEN length(\(t)) = 4 THEN \(d) >= " + q.bind(f.year)
+                s += " WHEN length(\(t)) = 7 THEN \(d) >= " + q.bind(f.month) + " WHEN length(\(t)) = 10 THEN \(d) > " + q.bind(f.x - 86_400)
+                s += " WHEN substr(\(t), 17, 1) = ':' THEN \(d) > " + q.bind(f.x - 1) + " ELSE \(d) > " + q.bind(f.x - 60) + " END)"
+                return s
+            case .endsAtOrBefore(let x):
+                // end ≤ x ⟺ start < x truncated to the year / month, or start ≤ x − span.
+                let f = UTCFloor(x)
+                var s = "(\(d) < " + q.bind(f.x) + " AND CASE WHEN length(\(t)) = 4 THEN \(d) < " + q.bind(f.year)
+                s += " WHEN length(\(t)) = 7 THEN \(d) < " + q.bind(f.month) + " WHEN length(\(t)) = 10 THEN \(d) <= " + q.bind(f.x - 86_400)
+                s += " WHEN substr(\(t), 17, 1) = ':' THEN \(d) <= " + q.bind(f.x - 1) + " ELSE \(d) <= " + q.bind(f.x - 60) + " END)"
+                return s
+            }
+        }
+        q += " AND (" + (terms.isEmpty ? "FALSE" : terms.joined(separator: " OR ")) + ")"
+    }
+}
+
+/// An instant in seconds since 1970 with the starts of its UTC year and month.
+private struct UTCFloor {
+    let x: Double, year: Double, month: Double
+
+    private static let calendar: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "UTC")!
+        return c
+    }()
+
+    init(_ date: Date) {
+        x = date.timeIntervalSince1970
+        let parts = Self.calendar.dateComponents([.year, .month], from: date)
+        year = Self.calendar.date(from: DateComponents(year: parts.year, month: 1, day: 1))?.timeIntervalSince1970 ?? x
+        month = Self.calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: 1))?.timeIntervalSince1970 ?? x
+    }
+}

@@ -1,0 +1,97 @@
+import FHIR
+import Foundation
+import HealthStoreCore
+import Testing
+
+@testable import HealthServer
+
+/// The pieces that turn stored bytes into served ones, on their own: the splice writer, the
+/// reference rewriter, the Patient merge, token and date parameters, and page tokens.
+@Suite struct FHIRServingTests {
+    static func write(_ json: String, rewrite: @escaping (String) -> String? = { _ in nil }) throws -> String {
+        String(decoding: try ServedResourceWriter.write(Data(json.utf8), id: "ID", lastUpdated: "T", rewrite: rewrite), as: UTF8.self)
+    }
+
+    @Test func theWriterSplicesIdMetaAndReferencesAndKeepsEveryOtherByte() throws {
+        let stored = #"{ "resourceType" : "Observation", "id":"o1", "meta":{"versionId":"3","lastUpdated":"2020-01-01T00:00:00Z"}, "valueQuantity":{"value":5.40e0}, "subject":{"reference":"Patient/p1","display":"P"}, "note":[{"text":"a \"reference\": here"}] }"#
+        let served = try Self.write(stored) { $0 == "Patient/p1" ? "Patient/person-x" : nil }
+        #expect(served == #"{ "resourceType" : "Observation", "id":"ID", "meta":{"versionId":"3","lastUpdated":"T"}, "valueQuantity":{"value":5.40e0}, "subject":{"reference":"Patient/person-x","display":"P"}, "note":[{"text":"a \"reference\": here"}] }"#)
+        // A resource without meta gets one after its id; an empty meta gets its member; one without an id gets both.
+        #expect(try Self.write(#"{"resourceType":"Patient","id":"p","active":true}"#) == #"{"resourceType":"Patient","id":"ID","meta":{"lastUpdated":"T"},"active":true}"#)
+        #expect(try Self.write(#"{"resourceType":"Patient","meta":{},"id":"p"}"#) == #"{"resourceType":"Patient","meta":{"lastUpdated":"T"},"id":"ID"}"#)
+        #expect(try Self.write(#"{"resourceType":"Basic","code":{}}"#) == #"{"resourceType":"Basic","id":"ID","meta":{"lastUpdated":"T"},"code":{}}"#)
+        // References anywhere (extensions, arrays, contained) are offered; escapes are written back escaped.
+        let nested = try Self.write(##"{"resourceType":"X","id":"x","extension":[{"valueReference":{"reference":"Encounter/e1"}}],"contained":[{"resourceType":"Y","id":"c","subject":{"reference":"#c"}}]}"##) {
+            $0 == "Encounter/e1" ? "Encounter/\"q\"" : nil
+        }
+        #expect(nested.contains(#"{"reference":"Encounter/\"q\""}"#) && nested.contains(##""reference":"#c""##) && nested.contains(#""id":"c""#))
+        #expect(throws: (any Error).self) { try Self.write("[1]") }
+    }
+
+    @Test func referencesToTheProvidersPatientBecomeThePerson() {
+        let r = ReferenceRewriter(personID: "person-1", sourcePatients: ["a": ["u-1"]]) { source, type, id in "\(source).\(type.rawValue).\(id)" }
+        #expect(r.rewrite("Patient/p9", source: "a") == "Patient/person-1")
+        #expect(r.rewrite("https://ehr.example/fhir/Patient/p9/_history/2", source: "a") == "Patient/person-1")
+        #expect(r.rewrite("urn:uuid:u-1", source: "a") == "Patient/person-1")
+        #expect(r.rewrite("urn:uuid:u-1", source: "b") == nil)
+        #expect(r.rewrite("urn:uuid:enc-1", source: "a") == nil)
+        #expect(r.rewrite("Encounter/e1", source: "a") == "Encounter/a.Encounter.e1")
+        #expect(r.rewrite("Encounter/e1/_history/4", source: "a") == "Encounter/a.Encounter.e1")
+        #expect(r.rewrite("https://ehr.example/fhir/Encounter/e1", source: "a") == nil)
+        #expect(r.rewrite("Nonsense/e1", source: "a") == nil)
+        #expect(r.rewrite("#contained", source: "a") == nil)
+        #expect(r.rewrite("Encounter/bad id", source: "a") == nil)
+    }
+
+    @Test func patientsMergeListsWithoutRepeatsAndTakeTheNewestSingleValues() throws {
+        func object(_ s: String) throws -> JSONObject { try JSONReader().read(Data(s.utf8)).objectValue! }
+        let older = try object(#"{"resourceType":"Patient","id":"a","text":{"div":"x"},"identifier":[{"system":"s","value":"1"}],"name":[{"family":"Roe","given":["Jo"]}],"gender":"unknown","extension":[{"url":"race","valueString":"old"}]}"#)
+        let newer = try object(#"{"resourceType":"Patient","id":"b","identifier":[{"value":"1","system":"s","type":{"text":"MRN"}},{"system":"t","value":"2"}],"name":[{"given":["Jo"],"family":"Roe"}],"gender":"female","link":[{"other":{"reference":"Patient/a"}}],"extension":[{"url":"race","valueString":"new"}]}"#)
+        let merged = PatientMerger.merge([older, newer], personID: "person-1", lastUpdated: "T")
+        #expect(JSONWriter.minifiedString(.object(merged)) == #"{"resourceType":"Patient","id":"person-1","meta":{"lastUpdated":"T"},"identifier":[{"system":"s","value":"1"},{"system":"t","value":"2"}],"name":[{"family":"Roe","given":["Jo"]}],"gender":"female","extension":[{"url":"race","valueString":"new"}]}"#)
+    }
+
+    @Test func tokensParseAndMatchCodingsIdentifiersAndCodes() throws {
+        let values = try FHIRToken.values(name: "code", value: #"http://loinc.org|1,|2,3,s|,a\,b"#)
+        #expect(values == [
+            FHIRToken(system: "http://loinc.org", code: "1"), FHIRToken(system: "", code: "2"), FHIRToken(system: nil, code: "3"),
+            FHIRToken(system: "s", code: nil), FHIRToken(system: nil, code: "a,b"),
+        ])
+        for bad in ["", "a|b|c", "|", "x,"] { #expect(throws: FHIRRequestError.self) { try FHIRToken.values(name: "code", value: bad) } }
+        let concept = try JSONReader().read(Data(#"{"coding":[{"system":"http://loinc.org","code":"1"},{"code":"2"}]}"#.utf8))
+        #expect(values[0].matches(concept) && values[1].matches(concept) && !values[2].matches(concept))
+        #expect(FHIRToken(system: "http://loinc.org", code: nil).matches(concept) && !values[3].matches(concept))
+        let identifier = try JSONReader().read(Data(#"[{"system":"s","value":"9"}]"#.utf8))
+        #expect(FHIRToken(system: "s", code: "9").matches(identifier) && !FHIRToken(system: "t", code: "9").matches(identifier))
+        #expect(FHIRToken(system: "http://hl7.org/fhir/observation-status", code: "final").matches(.string("final")))
+    }
+
+    @Test func datePrefixesBecomeSpanConditions() throws {
+        let may = FHIRDate("2024-05")!.interval
+        #expect(try FHIRDateParameter.conditions(name: "date", value: "2024-05") == [DateCondition(.startsAtOrAfter(may.start)), DateCondition(.endsAtOrBefore(may.end))])
+        #expect(try FHIRDateParameter.conditions(name: "date", value: "ge2024-05") == [DateCondition(anyOf: [.startsAtOrAfter(may.start), .endsAfter(may.end)])])
+        #expect(try FHIRDateParameter.conditions(name: "date", value: "eb2024-05") == [DateCondition(.endsAtOrBefore(may.start))])
+        let instant = try FHIRDateParameter.conditions(name: "date", value: "eq2024-05-01T10:00:00.250Z")
+        #expect(instant == [DateCondition(.startsAtOrAfter(FHIRDate("2024-05-01T10:00:00.250Z")!.date)), DateCondition(.endsAtOrBefore(FHIRDate("2024-05-01T10:00:00.250Z")!.date.addingTimeInterval(0.001)))])
+        #expect(FHIRDateParameter.holds(try FHIRDateParameter.conditions(name: "birthdate", value: "1980"), start: FHIRDate("1980-05-06")!.date, end: FHIRDate("1980-05-07")!.date))
+        #expect(!FHIRDateParameter.holds(try FHIRDateParameter.conditions(name: "birthdate", value: "lt1980"), start: FHIRDate("1980-05-06")!.date, end: nil))
+        #expect(throws: FHIRRequestError.invalidParameter(name: "date", value: "2024-05-32", reason: "is not a FHIR date (2024, 2024-05, 2024-05-01 or 2024-05-01T10:00:00Z)")) {
+            try FHIRDateParameter.conditions(name: "date", value: "2024-05-32")
+        }
+    }
+
+    @Test func pageTokensOpenOnlyForTheirAppAndUnaltered() throws {
+        let tokens = FHIRPageTokens(anchorSecret: Data(repeating: 1, count: 32))
+        let state = FHIRPageState(
+            search: FHIRSearchRequest(resourceType: "Observation", everything: false, parameters: [("category", "laboratory"), ("foo", "bar")]), snapshot: 42,
+            offset: 20, total: 99)
+        #expect(state.search.parameters == [FHIRSearchRequest.Parameter(name: "category", value: "laboratory")])
+        let token = tokens.seal(state, appID: "a")
+        #expect(try tokens.open(token, appID: "a") == state)
+        #expect(!token.contains("laboratory") && tokens.seal(state, appID: "a") != token)
+        #expect(throws: FHIRRequestError.invalidPageToken) { try tokens.open(token, appID: "b") }
+        #expect(throws: FHIRRequestError.invalidPageToken) { try FHIRPageTokens(anchorSecret: Data(repeating: 2, count: 32)).open(token, appID: "a") }
+        #expect(FHIRInstant.text(Date(timeIntervalSince1970: 1_700_000_000.25)) == "2023-11-14T22:13:20.250Z")
+        #expect(FHIRInstant.text(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
+    }
+}
