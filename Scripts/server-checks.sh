@@ -3,7 +3,9 @@
 #   1. the OpenAPI document validates (openapi-spec-validator, PyPI);
 #   2. the browser test (Debian chromium + chromium-driver, selenium from PyPI; Scripts/browser-test.py),
 #      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
-#   3. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
+#   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
+#      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
+#   4. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
 #      the README's figures come from a 30 s run).
 # Python packages go into a venv under .build, kept between runs.
 # Usage: Scripts/server-checks.sh [--cli PATH]
@@ -25,9 +27,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 VENV=.build/server-venv
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import selenium, openapi_spec_validator" 2>/dev/null; then
+# fhirclient 4.4.0 is the first release that sends PKCE (S256); fhir.resources 6.4.0 is the last whose
+# models are FHIR R4 4.0.1 (6.5 moved to R4B, 7 and 8 to R5 with R4B beside it) and it needs pydantic 1.
+PYTHON_PACKAGES=("selenium>=4.15,<5" "openapi-spec-validator>=0.7,<1" "requests>=2.31,<3" "fhirclient==4.4.0" "fhirpy==2.3.1"
+  "fhir.resources==6.4.0" "pydantic>=1.10.17,<2" "joserfc>=1.0,<2")
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "
+import selenium, openapi_spec_validator, requests, fhirpy, joserfc, fhirclient.client as c, fhir.resources as r
+assert c.__version__ == '4.4.0' and r.__version__ == '6.4.0' and r.__fhir_version__ == '4.0.1' and fhirpy.__version__ == '2.3.1'" 2>/dev/null; then
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q "selenium>=4.15,<5" "openapi-spec-validator>=0.7,<1"
+  "$VENV/bin/pip" install -q "${PYTHON_PACKAGES[@]}"
 fi
 
 echo "== OpenAPI document"
@@ -44,6 +52,12 @@ echo "== Browser test"
 if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
   # The same flow on a new person's store in the PostgreSQL server the store tests use.
   "$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
+
+echo "== SMART peers test"
+"$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
 fi
 
 echo "== Load test"

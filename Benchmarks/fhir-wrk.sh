@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# An authorized FHIR search against the liveness endpoint, side by side in one run on loopback:
+# wrk (Debian) with the same settings measures `GET /healthz` (no token) and then
+# `GET /fhir/Observation?patient=<id>&category=laboratory&_count=20` with a SMART access token
+# that an app got through the real flow (the person signs in at the printed link and allows lab
+# results on the consent sheet; PKCE S256; Benchmarks/smart-authorize.py). Every FHIR request
+# reads through the app's grants and is audited. Prints requests/s, p50/p99 latency, the ratio and
+# whether issue 15's target holds (≥ 1/4 of /healthz's requests/s, p99 ≤ 20 ms). Fails when any
+# response is not 2xx or wrk reports socket errors.
+# Usage (from anywhere): Benchmarks/fhir-wrk.sh [SECONDS] [--cli PATH] [--connections N]
+#   SECONDS      length of each of the two runs (default 30)
+#   --cli        the healthrecords executable (default .build/release/healthrecords, built when missing)
+#   --connections  wrk connections (default 8; one wrk thread)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_TO_RUN=30
+CLI=""
+CONNECTIONS=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cli) CLI="$2"; shift 2 ;;
+    --connections) CONNECTIONS="$2"; shift 2 ;;
+    *) SECONDS_TO_RUN="$1"; shift ;;
+  esac
+done
+if [ -z "$CLI" ]; then
+  CLI=.build/release/healthrecords
+  if [ ! -x "$CLI" ]; then
+    echo "building the release executable (swift build -c release --product healthrecords)" >&2
+    swift build -c release --product healthrecords >&2
+  fi
+fi
+[ -x "$CLI" ] || { echo "error: no executable at $CLI" >&2; exit 2; }
+if ! command -v wrk >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+  echo "installing wrk and curl (Debian)" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk curl >/dev/null
+fi
+SYNTHEA=../shared/data/fhir/synthea
+[ -d "$SYNTHEA" ] || { echo "error: $SYNTHEA not found (../shared must sit beside the repository)" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/healthrecords-fhir-wrk-XXXXXX)
+SERVER_PID=""
+cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export HEALTHRECORDS_STORE="$WORK/store.sqlite"
+unset HEALTHRECORDS_PASSPHRASE HEALTHRECORDS_PERSON_TOKEN HEALTHRECORDS_POSTGRES_URL
+
+"$CLI" import "$SYNTHEA" >/dev/null
+# The redirect URI is never loaded: the app's code is read from the consent sheet's redirect.
+REDIRECT=http://127.0.0.1:9/callback
+APP=$("$CLI" apps register --name "FHIR bench" --purpose "Benchmark" --privacy-url https://bench.example/privacy \
+  --redirect-uri "$REDIRECT" --public --types lab-result,personal-details --json)
+APP_ID=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['appId'])" "$APP")
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/person.token"
+
+"$CLI" serve --port 0 --person-token-file "$WORK/person.token" --rate-limit 10000000 --log-level error > "$WORK/serve.out" &
+SERVER_PID=$!
+for _ in $(seq 1 300); do grep -q "^Person's pages:" "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
+BASE=$(sed -n 's/^Listening on //p' "$WORK/serve.out")
+SIGN_IN=$(sed -n "s/^Person's pages: //p" "$WORK/serve.out")
+[ -n "$BASE" ] && [ -n "$SIGN_IN" ] || { echo "error: the server did not start" >&2; cat "$WORK/serve.out" >&2; exit 1; }
+
+TOKEN_JSON=$(python3 Benchmarks/smart-authorize.py --base "$BASE" --sign-in "$SIGN_IN" --client-id "$APP_ID" --redirect-uri "$REDIRECT" \
+  --scope "launch/patient patient/Observation.rs" --allow lab-result)
+TOKEN=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['access_token'])" "$TOKEN_JSON")
+PATIENT=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['patient'])" "$TOKEN_JSON")
+FHIR_PATH="/fhir/Observation?patient=$PATIENT&category=laboratory&_count=20"
+# The page must be real work: 20 lab results out of the store's hundreds.
+curl -sf -H "Authorization: Bearer $TOKEN" -H "Accept: application/fhir+json" "$BASE$FHIR_PATH" > "$WORK/page.json" \
+  || { echo "error: the authorized search failed before the run" >&2; exit 1; }
+python3 - "$WORK/page.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+n = len(b.get("entry", []))
+if b.get("resourceType") != "Bundle" or n != 20 or b.get("total", 0) <= 20:
+    sys.exit(f"error: the search page holds {n} entries of total {b.get('total')}, not a full page of 20")
+print(f"an authorized page: 20 of {b['total']} lab results")
+PY
+
+cat > "$WORK/bench.lua" <<'LUA'
+-- Counts responses that are not 2xx (wrk's own status count starts at 400) in every thread.
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) non2xx = 0 end
+local token = os.getenv("TOKEN")
+local path = os.getenv("BENCH_PATH")
+function request()
+  if token and token ~= "" then
+    return wrk.format("GET", path, { ["Authorization"] = "Bearer " .. token, ["Accept"] = "application/fhir+json" })
+  end
+  return wrk.format("GET", path)
+end
+function response(status, headers, body)
+  if status < 200 or status > 299 then non2xx = non2xx + 1 end
+end
+function done(summary, latency, requests)
+  local bad = 0
+  for _, t in ipairs(threads) do bad = bad + t:get("non2xx") end
+  local e = summary.errors
+  io.write(string.format("RESULT requests=%d seconds=%.3f errors=%d non2xx=%d p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+    summary.requests, summary.duration / 1e6, e.connect + e.read + e.write + e.timeout, bad,
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+end
+LUA
+
+bench() {  # NAME PATH TOKEN
+  echo "== $1: GET $2 (${SECONDS_TO_RUN}s, 1 thread, $CONNECTIONS connections)"
+  BENCH_PATH="$2" TOKEN="$3" wrk -t1 -c"$CONNECTIONS" -d2s --timeout 10s -s "$WORK/bench.lua" "$BASE" > /dev/null  # warm-up
+  BENCH_PATH="$2" TOKEN="$3" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s --latency -s "$WORK/bench.lua" "$BASE" | tee "$WORK/$1.out"
+}
+bench healthz /healthz ""
+bench fhir "$FHIR_PATH" "$TOKEN"
+
+python3 - "$WORK" "$BASE" "$CLI" <<'PY'
+import sys, re
+work, base, cli = sys.argv[1:]
+res = {}
+for name in ("healthz", "fhir"):
+    line = next((l for l in open(f"{work}/{name}.out") if l.startswith("RESULT ")), None)
+    if line is None:
+        sys.exit(f"fhir-wrk FAILED: wrk gave no result for {name}")
+    res[name] = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", line)}
+    res[name]["rps"] = res[name]["requests"] / res[name]["seconds"]
+print(f"\n{'endpoint':<46} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>6} {'non-2xx':>7}")
+labels = {"healthz": "GET /healthz (no token)", "fhir": "GET /fhir/Observation?…laboratory&_count=20"}
+for name, r in res.items():
+    print(f"{labels[name]:<46} {r['requests']:>9.0f} {r['rps']:>8.0f} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['max_ms']:>8.2f} {r['errors']:>6.0f} {r['non2xx']:>7.0f}")
+ratio = res["fhir"]["rps"] / res["healthz"]["rps"]
+ok = ratio >= 0.25 and res["fhir"]["p99_ms"] <= 20
+print(f"\nratio FHIR ÷ healthz: {ratio:.3f} ({'meets' if ok else 'MISSES'} issue 15's target: ≥ 0.25 and p99 ≤ 20 ms; binary {cli})")
+bad = [n for n, r in res.items() if r["errors"] or r["non2xx"] or not r["requests"]]
+if bad:
+    sys.exit(f"fhir-wrk FAILED: socket errors or non-2xx responses in {', '.join(bad)}")
+PY
