@@ -66,6 +66,14 @@ class Failure(Exception):
     pass
 
 
+def lab_fingerprint(resource):
+    """What identifies a lab result across the store's ids and the served ids."""
+    coding = [(c.get("system"), c.get("code")) for c in (resource.get("code") or {}).get("coding") or []]
+    value = resource.get("valueQuantity") or {}
+    return json.dumps([coding, resource.get("effectiveDateTime"), resource.get("issued"), str(value.get("value")), value.get("unit"),
+                       resource.get("valueString"), (resource.get("valueCodeableConcept") or {}).get("text")])
+
+
 def check(condition, what):
     if not condition:
         raise Failure(what)
@@ -458,7 +466,7 @@ def main():
         check(want <= have, f"the Patient keeps every imported source's identifiers ({len(want)} of them)")
 
         search = FCObservation.where(struct={"patient": pid, "category": "laboratory", "_count": "100"})
-        ids, pages, total = [], 0, None
+        ids, served, pages, total = [], [], 0, None
         for bundle in search.perform_iter(smart.server):
             pages += 1
             if total is None:
@@ -472,10 +480,13 @@ def main():
                 if not any(c.code == "laboratory" for cat in res.category or [] for c in cat.coding or []):
                     raise Failure(f"Observation/{res.id} in the lab search is not in the laboratory category")
                 ids.append(res.id)
-        cli_ids = {r["id"] for r in labs}
+                served.append(lab_fingerprint(res.as_json()))
+        # Served ids are the store's opaque keys (docs/fhir-api.md), so the results are matched
+        # to the CLI's records by content: code, effective time, value and issued time.
+        cli_prints = sorted(lab_fingerprint(r["resource"]) for r in labs)
         check(pages > 1, f"the lab search is paged: {pages} pages of up to 100, following absolute next links")
-        check(len(ids) == len(set(ids)) == total == len(labs) and set(ids) == cli_ids,
-              f"fhirclient pages through every lab result: {len(ids)} = Bundle total {total} = the CLI's {len(labs)}, no duplicates, same ids")
+        check(len(ids) == len(set(ids)) == total == len(labs) and sorted(served) == cli_prints,
+              f"fhirclient pages through every lab result: {len(ids)} = Bundle total {total} = the CLI's {len(labs)}, no duplicates, the same records")
 
         status, empty, _ = fhir_get(fhir_base + "/Observation", smart.server.auth.access_token, patient=pid, category="vital-signs")
         check(status == 200 and empty["total"] == 0 and not empty.get("entry"), "vital signs (turned off) are an empty searchset: 200, total 0")
@@ -488,9 +499,9 @@ def main():
             FCObservation.read(vital, smart.server)
             raise Failure(f"a vital sign (turned off) was readable: Observation/{vital}")
         except FHIRNotFoundException as e:
-            check(e.response.status_code == 404, "reading a vital sign (turned off) is 404, like a record that does not exist")
-        lab = FCObservation.read(labs[0]["id"], smart.server)
-        check(lab.id == labs[0]["id"], "reading a lab result by id works")
+            check(e.response.status_code == 404, "reading a vital sign (turned off) by its provider id is 404, like a record that does not exist")
+        lab = FCObservation.read(ids[0], smart.server)
+        check(lab.id == ids[0] and lab_fingerprint(lab.as_json()) in cli_prints, "reading a lab result by its served id works")
         status, oo, _ = fhir_get(fhir_base + "/Observation/no-such-record-0000", smart.server.auth.access_token)
         check(status == 404 and oo["resourceType"] == "OperationOutcome", "an unknown id is 404 with an R4 OperationOutcome")
         status, oo, _ = fhir_get(fhir_base + "/Observation", smart.server.auth.access_token, patient=pid, date="notadate")
@@ -631,23 +642,23 @@ def main():
         check(status == 200 and "refresh_token" not in ask, "without offline_access there is no refresh token")
         good_token_response(ask, r, pid, "the granular exchange")
 
-        def lab_ids(token):
+        def lab_prints(token):
             found, url, params = [], fhir_base + "/Observation", {"patient": pid, "category": "laboratory", "_count": "100"}
             while url:
                 status, bundle, _ = fhir_get(url, token, **params)
                 if status != 200:
                     raise Failure(f"lab search answered {status}: {bundle}")
-                found += [e["resource"]["id"] for e in bundle.get("entry", [])]
+                found += [lab_fingerprint(e["resource"]) for e in bundle.get("entry", [])]
                 url, params = next((l["url"] for l in bundle.get("link", []) if l["relation"] == "next"), None), {}
-            return found
-        before = lab_ids(ask["access_token"])
-        check(set(before) == cli_ids, f"the ask app sees the {len(before)} lab results there were when the person approved")
+            return sorted(found)
+        before = lab_prints(ask["access_token"])
+        check(before == cli_prints, f"the ask app sees the {len(before)} lab results there were when the person approved")
         run(a.cli, "import", *late, env=env)
         now = lab_records(a.cli, env)
         check(len(now) > len(labs), f"{LATE_PATIENT}'s {len(now) - len(labs)} lab results imported while the server runs")
-        check(sorted(lab_ids(ask["access_token"])) == sorted(before), "under \"ask\", the lab results added after approval are absent from the search")
+        check(lab_prints(ask["access_token"]) == before, "under \"ask\", the lab results added after approval are absent from the search")
         run(a.cli, "apps", "approve", app_c, env=env)
-        check(set(lab_ids(ask["access_token"])) == {r["id"] for r in now}, "after `apps approve` the new lab results appear")
+        check(lab_prints(ask["access_token"]) == sorted(lab_fingerprint(r["resource"]) for r in now), "after `apps approve` the new lab results appear")
 
         # MARK: restart
         print("restart:", flush=True)
