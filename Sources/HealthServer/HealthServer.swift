@@ -11,9 +11,10 @@ import OutboundHTTP
 /// one ``HealthStore``.
 ///
 /// Handlers are thin: they parse, call ``ConsentManager`` / ``AppView`` / the store, and
-/// present. Tokens, sessions, pending requests and webhooks live in memory.
+/// present. Tokens and sessions are kept in the store as digests; the app API's pending
+/// requests and webhooks live in memory.
 public struct HealthServer: Sendable {
-    /// The store every request reads and writes; tokens, sessions and pending requests are kept in memory instead.
+    /// The store every request reads and writes, tokens and sessions included.
     public let store: any HealthStore
     /// The settings given at init; the server keeps them for its lifetime.
     public let configuration: ServerConfiguration
