@@ -5,7 +5,8 @@ import Hummingbird
 import Logging
 import OutboundHTTP
 
-/// The HTTP server: the app API (OAuth2 client credentials, authorization requests, record
+/// The HTTP server: the SMART on FHIR API (`/authorize`, `/token`, `/fhir`), the app API
+/// (OAuth2 client credentials, authorization requests, record
 /// queries, anchored changes, event streams, webhooks, one-time verifiable records) and the
 /// person's pages (sign-in, timeline, cards, immunizations, apps, consent and sharing), over
 /// one ``HealthStore``.
