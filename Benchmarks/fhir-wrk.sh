@@ -116,7 +116,12 @@ bench() {  # NAME PATH TOKEN
   BENCH_PATH="$2" TOKEN="$3" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s --latency -s "$WORK/bench.lua" "$BASE" | tee "$WORK/$1.out"
 }
 bench healthz /healthz ""
+if [ -n "${PERF_OUT:-}" ]; then  # profile the server during the FHIR run: PERF_OUT=perf.data
+  perf record -g -o "$PERF_OUT" -p "$SERVER_PID" -- sleep "$((SECONDS_TO_RUN + 2))" >/dev/null 2>&1 &
+  PERF_PID=$!
+fi
 bench fhir "$FHIR_PATH" "$TOKEN"
+if [ -n "${PERF_OUT:-}" ]; then wait "$PERF_PID" || true; fi
 
 python3 - "$WORK" "$BASE" "$CLI" <<'PY'
 import sys, re

@@ -32,8 +32,11 @@ public protocol ConsentStorage: Sendable {
     /// an app's anchors survive restarts yet say nothing about writes it cannot see.
     func anchorSecret() async throws -> Data
 
-    /// Appends to the audit log.
+    /// Appends to the audit log. Entries may be written in batches shortly after; reading the
+    /// log (and ``flushAudit()``) writes what waits first.
     func appendAudit(_ entry: AuditEntry) async throws
+    /// Writes every audit entry still waiting (before a process exits, or to read the log elsewhere).
+    func flushAudit() async throws
     /// The audit log, oldest first; one app's entries, or every app's for `nil`.
     func auditEntries(appID: String?) async throws -> [AuditEntry]
     /// The newest `limit` audit entries (of one app, or of all for `nil`), newest first, skipping

@@ -130,14 +130,49 @@ extension DatabaseHealthStore {
     }
 
     public func appendAudit(_ entry: AuditEntry) async throws {
-        var q = sql("INSERT INTO audit_entry (")
-        q += q.personColumn + "app_id, date, operation, data_types, record_count) VALUES (" + q.personValue + q.bind(entry.appID) + ", "
-        q += q.bind(entry.date.timeIntervalSince1970) + ", " + q.bind(entry.operation) + ", " + q.bind(ConsentCoding.typeList(entry.types)) + ", "
-        q += q.bind(Int64(entry.count)) + ")"
-        let final = q
         if isLocked { throw HealthStoreError.storeLocked(path: location) }
-        // Not under the store's write lock: auditing a read must not wait for an import.
-        try await guarded { try await database.transaction { session in try await session.run(final) } }
+        if audits.append(entry) { scheduleAuditWrite() }
+    }
+
+    /// Writes the waiting audit entries in one transaction (see ``AuditQueue``); on failure they
+    /// wait for the next try.
+    public func flushAudit() async throws {
+        if let error = await audits.serialized({ [self] in
+            do {
+                try await writeAuditBatch()
+                return nil
+            } catch { return error }
+        }) {
+            throw error
+        }
+    }
+
+    private func writeAuditBatch() async throws {
+        let batch = audits.take()
+        guard !batch.isEmpty else { return }
+        var statements: [SQLStatement] = []
+        for entry in batch {
+            var q = sql("INSERT INTO audit_entry (")
+            q += q.personColumn + "app_id, date, operation, data_types, record_count) VALUES (" + q.personValue + q.bind(entry.appID) + ", "
+            q += q.bind(entry.date.timeIntervalSince1970) + ", " + q.bind(entry.operation) + ", " + q.bind(ConsentCoding.typeList(entry.types)) + ", "
+            q += q.bind(Int64(entry.count)) + ")"
+            statements.append(q)
+        }
+        let final = statements
+        do {
+            // Not under the store's write lock: auditing reads must not wait for an import.
+            try await guarded { try await database.transaction { session in for q in final { try await session.run(q) } } }
+        } catch {
+            if audits.restore(batch) { scheduleAuditWrite() }
+            throw error
+        }
+    }
+
+    private func scheduleAuditWrite() {
+        Task {
+            try? await Task.sleep(for: AuditQueue.delay)
+            try? await self.flushAudit()
+        }
     }
 
     public func auditEntries(appID: String?) async throws -> [AuditEntry] {
@@ -150,6 +185,7 @@ extension DatabaseHealthStore {
 
     /// Audit entries of one app (or all) in an order; `order` is built from integers only.
     private func audit(appID: String?, order: String) async throws -> [AuditEntry] {
+        try await flushAudit()
         var q = sql("SELECT app_id, date, operation, data_types, record_count FROM audit_entry WHERE ")
         q += q.scope()
         if let appID { q += " AND app_id = " + q.bind(appID) }

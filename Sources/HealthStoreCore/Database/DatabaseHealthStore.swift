@@ -16,6 +16,8 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
     package let database: any StoreDatabase
     package let sealer: any RecordSealer
     let broadcaster = ChangeBroadcaster()
+    /// Audit entries on their way to the store, written in batches.
+    let audits = AuditQueue()
 
     /// The person whose store this is, on a database shared by many people; `nil` for a file.
     public var person: String? { database.dialect.person }

@@ -41,7 +41,12 @@ struct ChangesCommand: AsyncParsableCommand {
         let anchors = view.map(AnchorCoding.app) ?? .store
         let query = try p.parse { p throws(ParameterError) in try AnchoredQuery(parameters: p, anchors: anchors) }
         let result: AnchoredQueryResult
-        if let view { result = try await view.changes(query) } else { result = try await store.changes(query) }
+        if let view {
+            result = try await view.changes(query)
+            try await store.flushAudit()
+        } else {
+            result = try await store.changes(query)
+        }
         if json {
             JSONOutput.print(RecordJSON.changes(result, anchors: anchors))
             return

@@ -72,6 +72,7 @@ struct RecordsCommand: AsyncParsableCommand {
         if let asApp {
             let view = try await consentWork { try await ConsentManager(store: store).view(appID: asApp) }
             records = try await view.records(query)
+            try await store.flushAudit()
         } else {
             records = try await store.records(query)
         }

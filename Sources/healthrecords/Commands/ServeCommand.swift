@@ -86,6 +86,8 @@ struct ServeCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(lines.utf8))
         }
+        // Reads audited in the last moments before the shutdown are written before exiting.
+        try await store.flushAudit()
     }
 
     private func personToken() throws -> String {

@@ -1,0 +1,64 @@
+import Synchronization
+
+/// Audit entries waiting to be written, oldest first.
+///
+/// Every app read appends an entry; writing each in its own transaction made every read a
+/// write, and on SQLite every write empties the other connections' page caches, so a busy
+/// server re-read its pages from the file on every request. Entries are instead written in
+/// batches: the first entry of a batch schedules a write ``delay`` later, and reading the log
+/// writes what waits first, so the log a reader sees is always complete.
+final class AuditQueue: Sendable {
+    /// How long an entry may wait before its batch is written.
+    static let delay: Duration = .milliseconds(50)
+
+    private let state = Mutex<(pending: [AuditEntry], scheduled: Bool)>(([], false))
+    /// The latest write: writes run one after another, so a reader's write of what waits
+    /// also waits for a write already under way (whose entries it could not see otherwise).
+    private let lastWrite = Mutex<Task<(any Error)?, Never>?>(nil)
+
+    /// Runs a write after every write started before it; returns its error.
+    func serialized(_ write: @escaping @Sendable () async -> (any Error)?) async -> (any Error)? {
+        let task = lastWrite.withLock { last in
+            let previous = last
+            let next = Task { () -> (any Error)? in
+                _ = await previous?.value
+                return await write()
+            }
+            last = next
+            return next
+        }
+        return await task.value
+    }
+
+    /// Queues an entry; `true` when the caller must schedule the batch's write.
+    func append(_ entry: AuditEntry) -> Bool {
+        state.withLock { s in
+            s.pending.append(entry)
+            if s.scheduled { return false }
+            s.scheduled = true
+            return true
+        }
+    }
+
+    /// Takes every waiting entry (the next entry schedules a new batch).
+    func take() -> [AuditEntry] {
+        state.withLock { s in
+            defer {
+                s.pending = []
+                s.scheduled = false
+            }
+            return s.pending
+        }
+    }
+
+    /// Puts back entries whose write failed, ahead of newer ones; `true` when the caller must
+    /// schedule another write.
+    func restore(_ entries: [AuditEntry]) -> Bool {
+        state.withLock { s in
+            s.pending = entries + s.pending
+            if s.scheduled { return false }
+            s.scheduled = true
+            return true
+        }
+    }
+}
