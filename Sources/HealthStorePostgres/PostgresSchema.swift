@@ -245,6 +245,12 @@ enum PostgresSchema {
             CREATE INDEX oauth_credential_by_app ON oauth_credential (person_id, app_id);
             CREATE INDEX oauth_credential_by_expiry ON oauth_credential (person_id, expires);
             """),
+        // FHIR searches filter a category by resource type and FHIR release and count the
+        // matches: with both in the index the count can be an index-only scan.
+        Migration(name: "v8-category-release-index", sql: """
+            CREATE INDEX resource_by_category_release ON resource (person_id, category, id) INCLUDE (resource_type, fhir_version);
+            DROP INDEX resource_by_category;
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).

@@ -16,11 +16,14 @@ import HealthStoreCore
 /// - `v6-store-key`: the wrapped data key of an encrypted store.
 /// - `v7-consent-categories`: every resource's consent category (``CategoryCoding``), and the
 ///   secret that seals the anchors apps see.
+/// - `v8-credentials`: the server's credentials (codes, tokens, refresh tokens, sessions) as digests.
+/// - `v9-category-release-index`: category, first-added anchor, resource type and FHIR release in
+///   one index, so FHIR searches count without reading rows.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v7-consent-categories"
+    static let latestMigration = "v9-category-release-index"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -291,6 +294,14 @@ enum SQLiteSchema {
                 CREATE INDEX oauth_credential_by_family ON oauth_credential(family);
                 CREATE INDEX oauth_credential_by_app ON oauth_credential(app_id);
                 CREATE INDEX oauth_credential_by_expiry ON oauth_credential(expires);
+                """)
+        })
+        m.append(Migration(name: "v9-category-release-index") { db in
+            // FHIR searches filter a category by resource type and FHIR release and count the
+            // matches: with both in the index the count never reads a row.
+            try db.execute("""
+                CREATE INDEX resource_by_category_release ON resource(category, added_anchor, resource_type, fhir_version);
+                DROP INDEX resource_by_category;
                 """)
         })
         return m

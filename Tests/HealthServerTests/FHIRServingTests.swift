@@ -88,7 +88,11 @@ import Testing
         #expect(state.search.parameters == [FHIRSearchRequest.Parameter(name: "category", value: "laboratory")])
         let token = tokens.seal(state, appID: "a")
         #expect(try tokens.open(token, appID: "a") == state)
-        #expect(!token.contains("laboratory") && tokens.seal(state, appID: "a") != token)
+        // The same page for the same app is sealed once (an app polling a search gets the same
+        // next link); another page or app gets another token.
+        #expect(!token.contains("laboratory") && tokens.seal(state, appID: "a") == token)
+        let later = FHIRPageState(search: state.search, snapshot: 42, offset: 40, total: 99)
+        #expect(tokens.seal(later, appID: "a") != token && tokens.seal(state, appID: "b") != token)
         #expect(throws: FHIRRequestError.invalidPageToken) { try tokens.open(token, appID: "b") }
         #expect(throws: FHIRRequestError.invalidPageToken) { try FHIRPageTokens(anchorSecret: Data(repeating: 2, count: 32)).open(token, appID: "a") }
         #expect(FHIRInstant.text(Date(timeIntervalSince1970: 1_700_000_000.25)) == "2023-11-14T22:13:20.250Z")

@@ -29,7 +29,7 @@ import TestSupport
         let db = try DatabaseQueue(path: path)
         try db.write { db in
             try db.execute(sql: """
-                DROP INDEX resource_by_category;
+                DROP INDEX resource_by_category_release;
                 ALTER TABLE resource DROP COLUMN category;
                 ALTER TABLE app DROP COLUMN access_revision;
                 DROP TABLE anchor_secret;
@@ -78,7 +78,7 @@ import TestSupport
                 host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
             let connection = try await PostgresConnection.connect(configuration: config, id: 3, logger: PostgresTestDatabase.logger)
             for sql in [
-                "DROP INDEX resource_by_category", "ALTER TABLE resource DROP COLUMN category", "ALTER TABLE app DROP COLUMN access_revision",
+                "DROP INDEX resource_by_category_release", "ALTER TABLE resource DROP COLUMN category", "ALTER TABLE app DROP COLUMN access_revision",
                 "DROP TABLE anchor_secret", "DELETE FROM schema_migrations WHERE name = 'v6-consent-categories'",
             ] {
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresTestDatabase.logger)

@@ -25,6 +25,7 @@ struct FHIRPageState: Codable, Hashable, Sendable {
 final class FHIRPageTokens: Sendable {
     private let secret: SymmetricKey
     private let keys = Mutex<[String: SymmetricKey]>([:])
+    private let sealed = Mutex<[SealedPage: String]>([:])
 
     /// Makes the sealer over the store's anchor secret.
     init(anchorSecret: Data) { secret = SymmetricKey(data: anchorSecret) }
@@ -38,11 +39,27 @@ final class FHIRPageTokens: Sendable {
 
     /// The token for a state, for one app.
     func seal(_ state: FHIRPageState, appID: String) -> String {
+        // An app polling the same search gets the same next page: seal it once. Any token for
+        // the state opens the same, so a kept one is as good as a fresh one.
+        let memo = SealedPage(appID: appID, state: state)
+        if let token = sealed.withLock({ $0[memo] }) { return token }
         // Encoding these plain values and sealing in memory cannot fail.
         let plain = try! JSONEncoder().encode(state)
         let box = try! ChaChaPoly.seal(plain, using: key(appID: appID))
-        return Base64URL.encode(box.combined)
+        let token = Base64URL.encode(box.combined)
+        sealed.withLock { map in
+            if map.count >= Self.sealedLimit { map.removeAll(keepingCapacity: true) }
+            map[memo] = token
+        }
+        return token
     }
+
+    private struct SealedPage: Hashable {
+        let appID: String
+        let state: FHIRPageState
+    }
+
+    private static let sealedLimit = 1024
 
     /// The state behind a token this app was given.
     ///

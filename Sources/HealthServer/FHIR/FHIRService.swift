@@ -20,6 +20,17 @@ final class FHIRService: Sendable {
     let state: ServerState
     private let fixed = Mutex<(personID: String, pages: FHIRPageTokens)?>(nil)
     private let patients = Mutex<(anchor: QueryAnchor, ids: [String: Set<String>])?>(nil)
+    /// Served bytes of resources recently served, by served id: a resource's served form
+    /// depends only on its stored bytes (its anchor) and its source's Patient ids, and making
+    /// it (parse, rewrite, write) is most of a search's time. Bounded; emptied when full.
+    private let servedCache = Mutex<[String: ServedBytes]>([:])
+    static let servedCacheLimit = 4096
+
+    private struct ServedBytes: Sendable {
+        let anchor: QueryAnchor
+        let sourcePatients: Set<String>?
+        let bytes: Data
+    }
 
     init(state: ServerState) { self.state = state }
 
@@ -55,9 +66,17 @@ final class FHIRService: Sendable {
     /// The served bytes of a stored resource.
     func served(_ item: KeyedResource, _ rewriter: ReferenceRewriter) throws -> Data {
         let source = item.stored.source.identifier
-        return try ServedResourceWriter.write(
-            item.stored.resource.data, id: item.key.hex, lastUpdated: FHIRInstant.text(item.stored.addedDate),
+        let id = item.key.hex
+        let patients = rewriter.sourcePatients[source]
+        if let hit = servedCache.withLock({ $0[id] }), hit.anchor == item.stored.anchor, hit.sourcePatients == patients { return hit.bytes }
+        let bytes = try ServedResourceWriter.write(
+            item.stored.resource.data, id: id, lastUpdated: FHIRInstant.text(item.stored.addedDate),
             rewrite: { rewriter.rewrite($0, source: source) })
+        servedCache.withLock { cache in
+            if cache.count >= Self.servedCacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[id] = ServedBytes(anchor: item.stored.anchor, sourcePatients: patients, bytes: bytes)
+        }
+        return bytes
     }
 
     // MARK: Read

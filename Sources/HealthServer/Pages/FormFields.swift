@@ -17,7 +17,11 @@ struct FormFields: Sendable {
         var f = FormFields()
         for part in text.split(separator: "&", omittingEmptySubsequences: true) {
             let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ s: Substring) -> String { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            func decode(_ s: Substring) -> String {
+                // Most names and values need no decoding; Foundation's decoder is slow per call.
+                guard s.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(s) }
+                return s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
             f.pairs.append((decode(kv[0]), kv.count > 1 ? decode(kv[1]) : ""))
         }
         return f

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import Synchronization
 
 /// Consent storage: apps (details sealed), grants and the audit log (types, anchors and counts
 /// in clear), one-time card shares (card list sealed).
@@ -33,9 +34,20 @@ extension DatabaseHealthStore {
     }
 
     static func app(_ row: SQLRow, _ sealer: any RecordSealer) throws -> StoredApp {
-        try ConsentCoding.app(
-            id: try row.string(0), secretDigest: try row.data(1), registered: try row.double(2), details: try sealer.open(try row.data(3)),
-            accessRevision: Int(try row.int(4)))
+        let id = try row.string(0), digest = try row.data(1), registered = try row.double(2), details = try row.data(3)
+        let revision = Int(try row.int(4))
+        // Every authenticated request reads its app; opening and checking the details again
+        // each time was a visible share of a request. A row's registration never changes.
+        let key = AppRowKey(id: id, secretDigest: digest, registered: registered, details: details)
+        if let known = decodedApps.withLock({ $0[key] }) {
+            return StoredApp(registration: known.registration, secretDigest: known.secretDigest, accessRevision: revision)
+        }
+        let app = try ConsentCoding.app(id: id, secretDigest: digest, registered: registered, details: try sealer.open(details), accessRevision: revision)
+        decodedApps.withLock { map in
+            if map.count >= 1024 { map.removeAll(keepingCapacity: true) }
+            map[key] = app
+        }
+        return app
     }
 
     public func saveGrants(_ grants: [ReadGrant]) async throws {
@@ -238,3 +250,15 @@ extension DatabaseHealthStore {
         }
     }
 }
+
+/// What identifies an app row's unchanging part (``DatabaseHealthStore/app(_:_:)``).
+struct AppRowKey: Hashable, Sendable {
+    let id: String
+    let secretDigest: Data
+    let registered: Double
+    let details: Data
+}
+
+/// Apps decoded from their rows, shared by every store object in the process (a row's
+/// registration never changes; its access revision is read each time).
+let decodedApps = Mutex<[AppRowKey: StoredApp]>([:])

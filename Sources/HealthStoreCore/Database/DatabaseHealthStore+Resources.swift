@@ -6,19 +6,23 @@ extension DatabaseHealthStore {
     public func resources(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, countingTotal: Bool) async throws -> ResourcePage {
         if let limit = query.limit, limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
         if query.offset < 0 { throw HealthStoreError.invalidArgument("offset must not be negative") }
+        let key = ResourcePageCache.Key(query: query, windows: windows, countingTotal: countingTotal)
+        let dialect = self.dialect
+        let current = try await read { session in try await Self.currentAnchor(session, dialect) }
+        if let kept = pageCache.page(key, at: current) { return kept }
         let builder = ResourceSQL(dialect: dialect)
         let page = builder.select(query, visible: windows)
         let count = countingTotal ? builder.count(query, visible: windows) : nil
         let sealer = self.sealer
-        let dialect = self.dialect
-        return try await snapshot { session in
-            var snapshot = query.addedThrough?.rawValue ?? 0
-            if query.addedThrough == nil { snapshot = try await Self.currentAnchor(session, dialect) }
+        let (read, anchor) = try await snapshot { session in
+            let latest = try await Self.currentAnchor(session, dialect)
             var total: Int? = nil
             if let count { total = Int(try await session.row(count)?.int(0) ?? 0) }
             let resources = try await session.rows(page).map { try RowCoding.keyed($0, sealer) }
-            return ResourcePage(resources: resources, total: total, snapshot: QueryAnchor(rawValue: snapshot))
+            return (ResourcePage(resources: resources, total: total, snapshot: query.addedThrough ?? QueryAnchor(rawValue: latest)), latest)
         }
+        pageCache.keep(read, for: key, at: anchor)
+        return read
     }
 
     public func resourceKey(source: String, resourceType: FHIRResourceType, identifier: String) -> ResourceKey {

@@ -18,6 +18,8 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
     let broadcaster = ChangeBroadcaster()
     /// Audit entries on their way to the store, written in batches.
     let audits = AuditQueue()
+    /// Pages of resources read at the current anchor (FHIR searches repeat).
+    let pageCache = ResourcePageCache()
 
     /// The person whose store this is, on a database shared by many people; `nil` for a file.
     public var person: String? { database.dialect.person }
