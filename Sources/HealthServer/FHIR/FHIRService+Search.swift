@@ -24,9 +24,13 @@ extension FHIRService {
             found = try await patients(plan, offset: offset, snapshot: snapshot, caller)
         } else if plan.filters.isEmpty {
             let result = try await pageInSQL(plan.query, offset: offset, limit: plan.count, snapshot: snapshot, counting: page == nil, caller)
+            // The same read (the store answered from its page cache) for the same request and
+            // app makes the same Bundle: send the one made before.
+            let key = BundleKey(appID: caller.view.app.id, scopeCategories: caller.scopeCategories, request: request, page: page, selfURL: selfURL)
+            if let kept = keptBundle(key, readNumber: result.readNumber) { return kept }
             found = Found(
                 total: page?.total ?? result.total ?? 0, entries: try await entries(result.resources, snapshot: result.snapshot, caller),
-                snapshot: result.snapshot)
+                snapshot: result.snapshot, readNumber: result.readNumber)
         } else {
             found = try await pageInMemory(plan, offset: offset, snapshot: snapshot, caller)
         }
@@ -36,7 +40,12 @@ extension FHIRService {
             let path = request.everything ? "/Patient/\(shared.personID)/$everything" : "/\(request.resourceType)"
             next = base + path + "?_page=" + shared.pages.seal(state, appID: caller.view.app.id)
         }
-        return SearchsetBundle(total: found.total, selfURL: selfURL, nextURL: next, entries: found.entries).bytes
+        let bytes = SearchsetBundle(total: found.total, selfURL: selfURL, nextURL: next, entries: found.entries).bytes
+        if let readNumber = found.readNumber {
+            keepBundle(bytes, for: BundleKey(appID: caller.view.app.id, scopeCategories: caller.scopeCategories, request: request, page: page, selfURL: selfURL),
+                readNumber: readNumber)
+        }
+        return bytes
     }
 
     /// What a page found: the total, the page's entries and the snapshot it was read at.
@@ -44,6 +53,8 @@ extension FHIRService {
         let total: Int
         let entries: [SearchsetBundle.Entry]
         let snapshot: QueryAnchor
+        /// The store read the page came from, when it was one SQL page.
+        var readNumber: UInt64? = nil
     }
 
     /// One page read in SQL: the page query, and with `counting` the count, in one snapshot.

@@ -26,6 +26,30 @@ final class FHIRService: Sendable {
     private let servedCache = Mutex<[String: ServedBytes]>([:])
     static let servedCacheLimit = 4096
 
+    /// Bundles made from pages the store may answer again from its cache, by what they were
+    /// made for; valid only for the same store read (``ResourcePage/readNumber``).
+    private let bundles = Mutex<[BundleKey: (readNumber: UInt64, bytes: [UInt8])]>([:])
+
+    /// Everything a search Bundle depends on besides the store page it was made from.
+    struct BundleKey: Hashable, Sendable {
+        let appID: String
+        let scopeCategories: Set<ConsentCategory>?
+        let request: FHIRSearchRequest
+        let page: FHIRPageState?
+        let selfURL: String
+    }
+
+    func keptBundle(_ key: BundleKey, readNumber: UInt64) -> [UInt8]? {
+        bundles.withLock { map in map[key].flatMap { $0.readNumber == readNumber ? $0.bytes : nil } }
+    }
+
+    func keepBundle(_ bytes: [UInt8], for key: BundleKey, readNumber: UInt64) {
+        bundles.withLock { map in
+            if map.count >= 256 { map.removeAll(keepingCapacity: true) }
+            map[key] = (readNumber, bytes)
+        }
+    }
+
     private struct ServedBytes: Sendable {
         let anchor: QueryAnchor
         let sourcePatients: Set<String>?

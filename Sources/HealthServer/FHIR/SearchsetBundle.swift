@@ -30,6 +30,11 @@ struct SearchsetBundle {
                     .object([("fullUrl", .string(e.fullUrl)), ("resource", .raw(e.resource)), ("search", .object([("mode", .string(e.mode))]))])
                 })))
         }
-        return EncodedJSON.object(members).bytes
+        // Sized once: a page of resources is tens of kilobytes, and growing by doubling copies it
+        // several times.
+        var out: [UInt8] = []
+        out.reserveCapacity(entries.reduce(selfURL.utf8.count + (nextURL?.utf8.count ?? 0) + 256) { $0 + $1.resource.count + $1.fullUrl.utf8.count + 64 })
+        EncodedJSON.object(members).write(to: &out)
+        return out
     }
 }

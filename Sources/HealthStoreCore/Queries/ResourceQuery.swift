@@ -1,3 +1,4 @@
+import Synchronization
 import ClinicalRecords
 import FHIR
 import Foundation
@@ -112,11 +113,18 @@ public struct ResourcePage: Sendable, Hashable {
     /// The anchor the page was read at: the query's ``ResourceQuery/addedThrough``, or the
     /// store's latest anchor when the query had none.
     public let snapshot: QueryAnchor
+    /// Which read of the database produced the page: a page answered again from the store's
+    /// page cache keeps its number, so whatever was made from it may be reused too.
+    public let readNumber: UInt64
 
-    /// Makes a page (the store makes these).
+    /// Makes a page (the store makes these), numbering it as a new read.
     package init(resources: [KeyedResource], total: Int?, snapshot: QueryAnchor) {
         self.resources = resources
         self.total = total
         self.snapshot = snapshot
+        self.readNumber = pageReads.add(1, ordering: .relaxed).newValue
     }
 }
+
+/// Counts pages read from the database in this process.
+private let pageReads = Atomic<UInt64>(0)

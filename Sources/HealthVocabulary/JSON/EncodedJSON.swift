@@ -62,7 +62,7 @@ public indirect enum EncodedJSON: Sendable {
     public func write(to out: inout [UInt8]) {
         switch self {
         case .value(let v): JSONWriter.write(v, to: &out)
-        case .raw(let d): out.append(contentsOf: d)
+        case .raw(let d): d.withUnsafeBytes { out.append(contentsOf: $0) }  // one copy, not byte by byte
         case .object(let members):
             out.append(UInt8(ascii: "{"))
             for (k, (key, value)) in members.enumerated() {
