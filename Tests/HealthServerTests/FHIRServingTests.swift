@@ -95,7 +95,5 @@ import Testing
         #expect(tokens.seal(later, appID: "a") != token && tokens.seal(state, appID: "b") != token)
         #expect(throws: FHIRRequestError.invalidPageToken) { try tokens.open(token, appID: "b") }
         #expect(throws: FHIRRequestError.invalidPageToken) { try FHIRPageTokens(anchorSecret: Data(repeating: 2, count: 32)).open(token, appID: "a") }
-        #expect(FHIRInstant.text(Date(timeIntervalSince1970: 1_700_000_000.25)) == "2023-11-14T22:13:20.250Z")
-        #expect(FHIRInstant.text(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
     }
 }

@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import HealthVocabulary
 import Synchronization
 
 /// Who is reading: the app's view of the store and the consent categories its token's scopes
@@ -94,7 +95,7 @@ final class FHIRService: Sendable {
         let patients = rewriter.sourcePatients[source]
         if let hit = servedCache.withLock({ $0[id] }), hit.anchor == item.stored.anchor, hit.sourcePatients == patients { return hit.bytes }
         let bytes = try ServedResourceWriter.write(
-            item.stored.resource.data, id: id, lastUpdated: FHIRInstant.text(item.stored.addedDate),
+            item.stored.resource.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate),
             rewrite: { rewriter.rewrite($0, source: source) })
         servedCache.withLock { cache in
             if cache.count >= Self.servedCacheLimit { cache.removeAll(keepingCapacity: true) }
@@ -137,7 +138,7 @@ final class FHIRService: Sendable {
         }
         let updated = page.resources.map(\.stored.addedDate).max() ?? Date(timeIntervalSince1970: 0)
         let personID = try await shared().personID
-        let merged = PatientMerger.merge(parts, personID: personID, lastUpdated: FHIRInstant.text(updated))
+        let merged = PatientMerger.merge(parts, personID: personID, lastUpdated: InstantText.string(updated))
         let subject = SearchSubject(json: merged, category: .context(.personalDetails), servedID: personID, lastUpdated: updated)
         return (Data(JSONWriter.minified(.object(merged))), subject)
     }
