@@ -65,6 +65,44 @@ import Testing
     }
 }
 
+/// A client whose keys are at a JWKS URL: the server fetches them (under the webhook address
+/// rules, loopback allowed in tests) from a real HTTP server when the client authenticates.
+@Suite struct JWKSURLTests {
+    @Test func keysAreFetchedFromTheClientsJWKSURL() async throws {
+        let key = P384.Signing.PrivateKey()
+        let router = Router()
+        let jwks = #"{"keys":[\#(PrivateKeyJWTTests.jwk(key.publicKey, kid: "k1"))]}"#
+        router.get("/jwks.json") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: jwks)))
+        }
+        try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { keys in
+            let w = try await ServerWorld(.sqlite)
+            let app = try await w.consent.register(
+                name: "Backend", purpose: "p", privacyPolicyURL: ServerWorld.privacy, requestedTypes: [.clinical(.labResult)],
+                redirectURIs: [URL(string: SMARTFlowTests.redirect)!], clientType: .confidentialAsymmetric,
+                jwksURI: URL(string: "http://127.0.0.1:\(keys.port!)/jwks.json")!)
+            let token = w.server.baseURL + "/token"
+            try await w.test { client in
+                let cookie = try await client.signIn()
+                let code = try #require(
+                    try await SMARTFlowTests.consent(client, SMARTFlowTests.authorizeQuery(w, client: app.appID), cookie: cookie, allow: ["lab-result"])["code"])
+                func exchange(_ jwt: String) async throws -> TestResponse {
+                    try await client.call(
+                        .post, "/token",
+                        form: "grant_type=authorization_code&code=\(formEncoded(code))&redirect_uri=\(formEncoded(SMARTFlowTests.redirect))"
+                            + "&code_verifier=\(SMARTFlowTests.verifier)&client_assertion_type=\(formEncoded(ClientAuthenticationType.jwtBearer))&client_assertion=\(jwt)")
+                }
+                let now = w.store.clock.now
+                let stranger = try PrivateKeyJWTTests.assertion(P384.Signing.PrivateKey(), client: app.appID, aud: token, jti: "x", exp: now.addingTimeInterval(60))
+                #expect(try await exchange(stranger).status == .unauthorized)
+                let signed = try PrivateKeyJWTTests.assertion(key, client: app.appID, aud: token, jti: "y", exp: now.addingTimeInterval(60))
+                let ok = try await exchange(signed)
+                #expect(ok.status == .ok, "\(ok.text)")
+            }
+        }
+    }
+}
+
 /// The client-assertion type of RFC 7523.
 enum ClientAuthenticationType {
     static let jwtBearer = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
