@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzPNG"),
         .executableTarget(name: "FuzzQRDecode", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzQRDecode"),
         .executableTarget(name: "FuzzP256", dependencies: [.product(name: "JOSE", package: "HealthRecords")], path: "Sources/FuzzP256"),
+        .executableTarget(name: "FuzzSMART", dependencies: [.product(name: "SMARTAuthorization", package: "HealthRecords")], path: "Sources/FuzzSMART"),
         .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
     ]
 )

@@ -13,7 +13,7 @@ seconds="${2:-60}"
 shift $(( $# > 2 ? 2 : $# )) || true
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
-targets=(FuzzJSON FuzzFHIR FuzzJWS FuzzSHCVerify FuzzQRText FuzzInflate FuzzCMS FuzzSampleContent FuzzPNG FuzzQRDecode FuzzP256)
+targets=(FuzzJSON FuzzFHIR FuzzJWS FuzzSHCVerify FuzzQRText FuzzInflate FuzzCMS FuzzSampleContent FuzzPNG FuzzQRDecode FuzzP256 FuzzSMART)
 [ "$target" = "all" ] || targets=("$target")
 
 "$here/seed.sh" >/dev/null || { echo "seed.sh failed" >&2; exit 2; }
