@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthVocabulary", targets: ["HealthVocabulary"]),
         .library(name: "SMARTAuthorization", targets: ["SMARTAuthorization"]),
+        .library(name: "ProviderSync", targets: ["ProviderSync"]),
         .library(name: "HealthServer", targets: ["HealthServer"]),
         // System zlib as a reference, for the Benchmarks package; no library above links it.
         .library(name: "ZlibReference", targets: ["ZlibReference"]),
@@ -151,11 +152,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Providers: SMART App Launch and Backend Services as a client, FHIR download and sync;
+        // every page enters the store through the import.
+        .target(
+            name: "ProviderSync",
+            dependencies: [
+                "HealthStoreCore", "HealthImport", "OutboundHTTP", "SMARTAuthorization", "FHIR", "ClinicalRecords", "NetworkAddresses", "ByteEncodings",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HealthServer",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
-                "SMARTAuthorization",
+                "SMARTAuthorization", "ProviderSync",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -170,6 +183,7 @@ let package = Package(
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
+                "ProviderSync", "SMARTAuthorization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -246,6 +260,13 @@ let package = Package(
             dependencies: [
                 "healthrecords", "FHIR", "ClinicalRecords", "HealthVocabulary", "SampleSignatures", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ProviderSyncTests",
+            dependencies: [
+                "ProviderSync", "HealthStoreCore", "HealthStoreSQLite", "OutboundHTTP", "NetworkAddresses", "ClinicalRecords", "SMARTAuthorization", "TestSupport",
             ],
             swiftSettings: strict
         ),

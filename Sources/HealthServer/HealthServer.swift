@@ -87,6 +87,7 @@ public struct HealthServer: Sendable {
         ConsentRoutes(state: state, person: person).register(on: pages)
         AuthorizeRoutes(state: state, person: person).register(on: router, pages: pages)
         RegistrationRoutes(state: state, person: person).register(on: pages)
+        ProviderRoutes(state: state, person: person).register(on: pages)
         return router
     }
 
@@ -112,6 +113,8 @@ public struct HealthServer: Sendable {
 
     /// Runs until SIGINT or SIGTERM.
     public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
+        let scheduler = configuration.providerSyncInterval.map { interval in Task { await state.providerSync.runEvery(interval) } }
+        defer { scheduler?.cancel() }
         try await application(onListening: onListening).runService()
     }
 }

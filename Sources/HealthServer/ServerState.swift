@@ -2,6 +2,7 @@ import Foundation
 import HealthStoreCore
 import Logging
 import OutboundHTTP
+import ProviderSync
 import SMARTAuthorization
 import SmartHealthCards
 import Synchronization
@@ -23,6 +24,8 @@ final class ServerState: Sendable {
     let logger: Logger
     /// Fetches asymmetric clients' key sets from their JWKS URLs (the webhook address rules).
     let keyFetcher: PinnedHTTPFetcher
+    /// Provider syncs in the background: "Sync now" and the interval.
+    let providerSync: SyncScheduler
     private let signer = Mutex<IDTokenSigner?>(nil)
     private let lastPurge = Mutex<Date>(.distantPast)
     private let base = Mutex<String>("")
@@ -44,6 +47,8 @@ final class ServerState: Sendable {
             sender: sender, resolver: resolver, policy: configuration.webhooks, store: store, pollInterval: configuration.observePollInterval, logger: logger)
         self.pages = pages
         self.logger = logger
+        let storeClock = store.clock
+        self.providerSync = SyncScheduler(syncer: ProviderSyncer(store: store, clock: { storeClock.now }))
         self.keyFetcher = PinnedHTTPFetcher(
             policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),
             resolver: resolver)

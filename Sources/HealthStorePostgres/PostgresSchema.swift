@@ -251,11 +251,21 @@ enum PostgresSchema {
             CREATE INDEX resource_by_category_release ON resource (person_id, category, id) INCLUDE (resource_type, fhir_version);
             DROP INDEX resource_by_category;
             """),
+        Migration(name: "v9-providers", sql: """
+            CREATE TABLE provider_connection (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                id text NOT NULL,
+                added_date double precision NOT NULL,
+                details bytea NOT NULL,
+                checkpoint bytea,
+                PRIMARY KEY (person_id, id)
+            );
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

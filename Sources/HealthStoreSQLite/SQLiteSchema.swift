@@ -19,11 +19,13 @@ import HealthStoreCore
 /// - `v8-credentials`: the server's credentials (codes, tokens, refresh tokens, sessions) as digests.
 /// - `v9-category-release-index`: category, first-added anchor, resource type and FHIR release in
 ///   one index, so FHIR searches count without reading rows.
+/// - `v10-providers`: provider connections (sealed: client secrets, keys and tokens) and the
+///   checkpoint of a sync under way.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v9-category-release-index"
+    static let latestMigration = "v10-providers"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -302,6 +304,16 @@ enum SQLiteSchema {
             try db.execute("""
                 CREATE INDEX resource_by_category_release ON resource(category, added_anchor, resource_type, fhir_version);
                 DROP INDEX resource_by_category;
+                """)
+        })
+        m.append(Migration(name: "v10-providers") { db in
+            try db.execute("""
+                CREATE TABLE provider_connection (
+                    id TEXT PRIMARY KEY,
+                    added_date REAL NOT NULL,
+                    details BLOB NOT NULL,
+                    checkpoint BLOB
+                );
                 """)
         })
         return m

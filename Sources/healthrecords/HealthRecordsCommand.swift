@@ -10,7 +10,7 @@ struct HealthRecordsCommand: AsyncParsableCommand {
             ImportCommand.self, RecordsCommand.self, ShowCommand.self, ChangesCommand.self, DeleteCommand.self,
             ImmunizationsCommand.self, SourcesCommand.self, VerifyCommand.self, CardsCommand.self, IssueCommand.self, QRCommand.self, SamplesCommand.self,
             SignatureCommand.self, KeysCommand.self, AppsCommand.self, AuditCommand.self, UnlockCommand.self, LockCommand.self,
-            RotateKeyCommand.self, EncryptCommand.self, ServeCommand.self,
+            RotateKeyCommand.self, EncryptCommand.self, ProvidersCommand.self, SyncCommand.self, ServeCommand.self,
         ])
 }
 

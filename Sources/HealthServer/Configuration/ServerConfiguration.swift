@@ -25,6 +25,10 @@ public struct ServerConfiguration: Sendable {
     public var observePollInterval: Duration
     /// How often an idle event stream sends a comment, so dead connections are noticed.
     public var heartbeatInterval: Duration
+    /// How often every connected provider is synced (`nil`: only when the person asks).
+    public var providerSyncInterval: Duration?
+    /// Whether providers on this machine may be added over http (tests, a local provider).
+    public var allowLoopbackProviders = false
 
     /// Makes a configuration; the person token is random unless given.
     public init(

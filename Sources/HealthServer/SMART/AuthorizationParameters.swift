@@ -22,6 +22,18 @@ struct AuthorizationParameters: Sendable, Equatable {
         case redirect(error: String, description: String, state: String?)
     }
 
+    /// Whether a redirect URI is a registered one: exactly, or — for a loopback IP literal
+    /// registered without a port — on any port, as RFC 8252 §7.3 asks of servers so native apps
+    /// can listen on whatever port is free.
+    static func matches(registered: URL, _ redirect: String) -> Bool {
+        if registered.absoluteString == redirect { return true }
+        guard registered.scheme == "http", registered.port == nil, ["127.0.0.1", "[::1]", "::1"].contains(registered.host ?? ""),
+            var given = URLComponents(string: redirect), given.scheme == "http", given.port != nil, given.user == nil, given.password == nil
+        else { return false }
+        given.port = nil
+        return given.string == registered.absoluteString
+    }
+
     /// Checks the request's fields against the registered app and this server's FHIR base.
     static func check(_ fields: FormFields, app: AppRegistration?, endpoints: SMARTEndpoints) throws(Failure) -> AuthorizationParameters {
         func one(_ name: String) throws(Failure) -> String? {
@@ -32,7 +44,7 @@ struct AuthorizationParameters: Sendable, Equatable {
         guard let clientID = try one("client_id"), !clientID.isEmpty else { throw .unsafe("the request names no client_id") }
         guard let app else { throw .unsafe("no app is registered with this client_id") }
         guard let redirect = try one("redirect_uri"), !redirect.isEmpty else { throw .unsafe("the request names no redirect_uri") }
-        guard app.redirectURIs.contains(where: { $0.absoluteString == redirect }) else {
+        guard app.redirectURIs.contains(where: { matches(registered: $0, redirect) }) else {
             throw .unsafe("the redirect_uri is not one registered for \(app.name)")
         }
         let state = try one("state")

@@ -24,33 +24,74 @@ extension DatabaseHealthStore {
     }
 
     public func delete(source: String, resourceType: FHIRResourceType?, identifier: String?) async throws -> Int {
-        let now = clock.now.timeIntervalSince1970
-        let added = dialect.resourceAddedColumn
         let result = try await write { w -> (Int, Set<ClinicalType>, Int64) in
             guard let sourceID = try await w.existingSourceID(source) else { return (0, [], w.anchor) }
-            func filter(_ q: inout SQLStatement) {
-                q += " WHERE " + q.scope() + " AND source_id = " + q.bind(sourceID)
+            let (count, types) = try await removeResources(w, sourceID: sourceID) { q in
                 if let resourceType, let identifier {
                     q += " AND identity = " + q.bind(w.sealer.identityKey([source, resourceType.rawValue, identifier]))
                 } else if let resourceType {
                     q += " AND resource_type = " + q.bind(resourceType.rawValue)
                 }
             }
-            // Deleted records leave tombstones, numbered in row order.
-            var tombstones = w.sql("INSERT INTO tombstone (")
-            tombstones += tombstones.personColumn + "anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor) SELECT "
-            tombstones += tombstones.personColumn + tombstones.bind(w.anchor) + " + row_number() OVER (ORDER BY id), identity, source_id, resource_type, "
-            tombstones += "clinical_type, resource_id, " + tombstones.bind(now) + ", \(added) FROM resource"
-            filter(&tombstones)
-            tombstones += " AND clinical_type IS NOT NULL RETURNING clinical_type"
-            let types = try await w.session.rows(tombstones).map { try $0.string(0) }
-            _ = w.nextAnchors(types.count)
-            var remove = w.sql("DELETE FROM resource")
-            filter(&remove)
-            remove += " RETURNING id"
-            let count = try await w.session.rows(remove).count
-            return (count, Set(types.compactMap(ClinicalType.init(rawValue:))), w.anchor)
+            return (count, types, w.anchor)
         }
+        return await finishDeletion(result)
+    }
+
+    public func deleteResources(source: String, keeping: Set<ResourceKey>, resourceTypes: Set<FHIRResourceType>?) async throws -> Int {
+        let kept = Set(keeping.map(\.bytes))
+        let result = try await write { w -> (Int, Set<ClinicalType>, Int64) in
+            guard let sourceID = try await w.existingSourceID(source) else { return (0, [], w.anchor) }
+            var find = w.sql("SELECT identity, resource_type FROM resource WHERE ")
+            find += find.scope() + " AND source_id = " + find.bind(sourceID)
+            var gone: [Data] = []
+            for row in try await w.session.rows(find) {
+                let identity = try row.data(0)
+                guard !kept.contains(identity) else { continue }
+                if let resourceTypes, !resourceTypes.contains(FHIRResourceType(rawValue: try row.string(1))) { continue }
+                gone.append(identity)
+            }
+            var count = 0
+            var types = Set<ClinicalType>()
+            // A bounded number of parameters per statement (SQLite allows 32,766).
+            for start in stride(from: 0, to: gone.count, by: 500) {
+                let chunk = gone[start..<min(start + 500, gone.count)]
+                let (n, t) = try await removeResources(w, sourceID: sourceID) { q in
+                    q += " AND identity IN (" + chunk.map { q.bind($0) }.joined(separator: ", ") + ")"
+                }
+                count += n
+                types.formUnion(t)
+            }
+            return (count, types, w.anchor)
+        }
+        return await finishDeletion(result)
+    }
+
+    /// Deletes a source's resources that a filter (appended after the source condition)
+    /// matches, leaving tombstones for the records among them, numbered in row order.
+    private func removeResources(
+        _ w: StoreWriter, sourceID: Int64, where filter: (inout SQLStatement) -> Void
+    ) async throws -> (Int, Set<ClinicalType>) {
+        let now = clock.now.timeIntervalSince1970
+        let added = dialect.resourceAddedColumn
+        var tombstones = w.sql("INSERT INTO tombstone (")
+        tombstones += tombstones.personColumn + "anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor) SELECT "
+        tombstones += tombstones.personColumn + tombstones.bind(w.anchor) + " + row_number() OVER (ORDER BY id), identity, source_id, resource_type, "
+        tombstones += "clinical_type, resource_id, " + tombstones.bind(now) + ", \(added) FROM resource"
+        tombstones += " WHERE " + tombstones.scope() + " AND source_id = " + tombstones.bind(sourceID)
+        filter(&tombstones)
+        tombstones += " AND clinical_type IS NOT NULL RETURNING clinical_type"
+        let types = try await w.session.rows(tombstones).map { try $0.string(0) }
+        _ = w.nextAnchors(types.count)
+        var remove = w.sql("DELETE FROM resource")
+        remove += " WHERE " + remove.scope() + " AND source_id = " + remove.bind(sourceID)
+        filter(&remove)
+        remove += " RETURNING id"
+        let count = try await w.session.rows(remove).count
+        return (count, Set(types.compactMap(ClinicalType.init(rawValue:))))
+    }
+
+    private func finishDeletion(_ result: (Int, Set<ClinicalType>, Int64)) async -> Int {
         publish(StoreChange(types: result.1, anchor: QueryAnchor(rawValue: result.2)))
         if result.0 > 0 { try? await database.scrub(vacuum: false) }
         return result.0

@@ -63,6 +63,11 @@ struct Resealer {
             q += q.bind(try reseal(try row.data(1)))
             try await update(w, q, key: "id", .text(try row.string(0)))
         }
+        for row in try await rows(w, "SELECT id, details, checkpoint FROM provider_connection") {
+            var q = w.sql("UPDATE provider_connection SET details = ")
+            q += q.bind(try reseal(try row.data(1))) + ", checkpoint = " + q.bind(try row.optionalData(2).map(reseal))
+            try await update(w, q, key: "id", .text(try row.string(0)))
+        }
         var shares = w.sql("DELETE FROM card_share WHERE ")
         shares += shares.scope()
         try await w.session.run(shares)

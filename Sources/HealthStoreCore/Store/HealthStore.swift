@@ -16,7 +16,7 @@ import SmartHealthCards
 ///
 /// Apps read through ``AppView``, which applies the person's grants on every path; the
 /// engine provides only the storage primitives of ``ConsentStorage``.
-public protocol HealthStore: ConsentStorage, CredentialStorage, Sendable {
+public protocol HealthStore: ConsentStorage, CredentialStorage, ProviderStorage, Sendable {
     /// The clock that dates additions and deletions.
     var clock: HealthClock { get }
 
@@ -59,6 +59,11 @@ public protocol HealthStore: ConsentStorage, CredentialStorage, Sendable {
     /// Deletes one resource (type and id given) or everything from a source; returns how many
     /// records and context resources were removed. Deleted records leave tombstones.
     func delete(source: String, resourceType: FHIRResourceType?, identifier: String?) async throws -> Int
+
+    /// Deletes a source's resources of the given types (every type when `nil`) whose keys are
+    /// not in `keeping`, in one transaction: what a full download from a provider no longer
+    /// holds. Deleted records leave tombstones; returns how many resources were removed.
+    func deleteResources(source: String, keeping: Set<ResourceKey>, resourceTypes: Set<FHIRResourceType>?) async throws -> Int
 
     /// The anchor of the latest change.
     func currentAnchor() async throws -> QueryAnchor

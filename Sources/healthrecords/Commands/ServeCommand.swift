@@ -49,6 +49,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Allow webhooks to private-network addresses.")
     var allowPrivateWebhooks = false
 
+    @Option(name: .customLong("sync-interval"), help: "Seconds between syncs of every connected provider (0: only when the person asks).")
+    var syncInterval = 0
+
+    @Flag(name: .customLong("allow-loopback-providers"), help: "Allow providers on this machine over http (tests, a local FHIR server).")
+    var allowLoopbackProviders = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -59,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard rateLimit > 0, (burst ?? 1) >= 1 else { throw ValidationError("--rate-limit must be positive and --burst at least 1") }
         guard maxBody >= 1024 else { throw ValidationError("--max-body must be at least 1024") }
+        guard syncInterval >= 0 else { throw ValidationError("--sync-interval must be 0 or more seconds") }
         guard requestTimeout > 0, tokenLifetime > 0 else { throw ValidationError("--request-timeout and --token-lifetime must be positive") }
         guard HealthServer.logLevel(logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
     }
@@ -71,6 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
             limits: ServerLimits(maxBodyBytes: maxBody, requestTimeout: .seconds(requestTimeout), appRequestsPerSecond: rateLimit, appBurst: burst ?? rateLimit * 2),
             webhooks: WebhookPolicy(allowLoopback: allowLoopbackWebhooks, allowPrivateAddresses: allowPrivateWebhooks))
         configuration.observePollInterval = .seconds(1)
+        configuration.providerSyncInterval = syncInterval > 0 ? .seconds(syncInterval) : nil
+        configuration.allowLoopbackProviders = allowLoopbackProviders
         let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)
         let server: HealthServer
         do { server = try await HealthServer(store: store, configuration: configuration, logger: logger) } catch let e as ServerSetupError {

@@ -28,6 +28,22 @@ final class ProgressBar: Sendable {
         FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
     }
 
+    /// Whether standard error is a terminal (and the bar is drawn).
+    var isTerminal: Bool { enabled }
+
+    /// Draws one line of free text in the bar's place (at most ten times a second).
+    func status(_ text: String) {
+        guard enabled else { return }
+        let now = Date()
+        let due = lastDraw.withLock { last -> Bool in
+            guard now.timeIntervalSince(last) > 0.1 else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        FileHandle.standardError.write(Data(("\r" + text + "\u{1B}[K").utf8))
+    }
+
     func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))

@@ -1,0 +1,48 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+
+/// One page a provider answered: its resources, classified as a file's would be, and where the
+/// next page is.
+struct ProviderPage: Sendable {
+    /// The page's resources, OperationOutcomes left out (they describe the search, not the person).
+    var resources: [ClassifiedResource]
+    /// The `next` link, resolved to an absolute URL; `nil` on the last page.
+    var next: URL?
+
+    static let limits = JSONLimits(maxDocumentBytes: ProviderHTTP.maxResponseBytes, maxDepth: 128, maxStringBytes: 32 << 20, maxContainerElements: 1_000_000)
+
+    /// Reads a page's bytes (a Bundle, or one resource for a read).
+    init(data: Data, url: URL, base: URL, builder: RecordBuilder) throws(ProviderSyncError) {
+        let value: JSONValue
+        do { value = try JSONReader(limits: Self.limits).read(data) } catch {
+            throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
+        }
+        let content: FHIRContent
+        do { content = try FHIRDocumentReader(jsonLimits: Self.limits).content(of: value, data: data) } catch {
+            throw .malformedPage(url: url.absoluteString, reason: "\(error)")
+        }
+        let classified: [ClassifiedResource]
+        do { classified = try builder.classify(content) } catch {
+            throw .malformedPage(url: url.absoluteString, reason: "\(error)")
+        }
+        resources = classified.filter { $0.resource.resourceType.rawValue != "OperationOutcome" }
+        next = nil
+        for link in value["link"]?.arrayValue ?? [] where link["relation"]?.stringValue == "next" {
+            guard let text = link["url"]?.stringValue, !text.isEmpty else { continue }
+            guard let resolved = Self.resolve(text, page: url, base: base) else {
+                throw .malformedPage(url: url.absoluteString, reason: "the next link \(text) is not a URL")
+            }
+            next = resolved
+        }
+    }
+
+    /// Resolves a `next` link: absolute as it is; `/path` or `?query` against the page's URL;
+    /// a bare relative path (`Observation?page=2`) against the FHIR base, as FHIR reads
+    /// relative references.
+    static func resolve(_ link: String, page: URL, base: URL) -> URL? {
+        if let absolute = URL(string: link), absolute.scheme != nil { return absolute }
+        if link.hasPrefix("/") || link.hasPrefix("?") { return URL(string: link, relativeTo: page)?.absoluteURL }
+        return URL(string: link, relativeTo: URL(string: base.absoluteString + "/"))?.absoluteURL
+    }
+}

@@ -1,0 +1,44 @@
+import ClinicalRecords
+import Foundation
+import Testing
+
+@testable import ProviderSync
+
+/// Reading a provider's pages: resources as a file import classifies them, OperationOutcomes
+/// left out, `next` links resolved the way FHIR reads them.
+@Suite struct ProviderPageTests {
+    static let base = URL(string: "https://ehr.example.org/fhir/r4")!
+
+    @Test func nextLinksResolveAbsoluteRootedQueryAndBareRelative() {
+        let page = URL(string: "https://ehr.example.org/fhir/r4/Patient/1/$everything?_count=50")!
+        #expect(ProviderPage.resolve("https://ehr.example.org/fhir/r4/x?page=2", page: page, base: Self.base)?.absoluteString == "https://ehr.example.org/fhir/r4/x?page=2")
+        #expect(ProviderPage.resolve("/fhir/r4/Observation?page=2", page: page, base: Self.base)?.absoluteString == "https://ehr.example.org/fhir/r4/Observation?page=2")
+        #expect(ProviderPage.resolve("?page=3", page: page, base: Self.base)?.absoluteString == "https://ehr.example.org/fhir/r4/Patient/1/$everything?page=3")
+        // A bare relative link is relative to the service base, not to the page's path.
+        #expect(ProviderPage.resolve("Patient/1/$everything?page=4", page: page, base: Self.base)?.absoluteString == "https://ehr.example.org/fhir/r4/Patient/1/$everything?page=4")
+    }
+
+    @Test func aSearchsetKeepsResourcesDropsOutcomesAndFindsNext() throws {
+        let bundle = """
+            {"resourceType":"Bundle","type":"searchset","total":2,
+             "link":[{"relation":"self","url":"https://ehr.example.org/fhir/r4/Condition?patient=1"},{"relation":"next","url":"Condition?patient=1&page=2"}],
+             "entry":[{"resource":{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"},"subject":{"reference":"Patient/1"}},"search":{"mode":"match"}},
+                      {"resource":{"resourceType":"OperationOutcome","id":"o","issue":[{"severity":"information","code":"informational"}]},"search":{"mode":"outcome"}}]}
+            """
+        let url = URL(string: "https://ehr.example.org/fhir/r4/Condition?patient=1")!
+        let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: Self.base, builder: RecordBuilder())
+        #expect(page.resources.map(\.resource.identifier) == ["c1"])
+        #expect(page.resources.first?.clinicalType == .condition)
+        #expect(page.next?.absoluteString == "https://ehr.example.org/fhir/r4/Condition?patient=1&page=2")
+        // The stored bytes are the entry's own bytes, as the provider sent them.
+        let text = String(decoding: page.resources[0].resource.data, as: UTF8.self)
+        #expect(text == #"{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"},"subject":{"reference":"Patient/1"}}"#)
+    }
+
+    @Test func aPageThatIsNotFHIRIsATypedError() {
+        let url = URL(string: "https://ehr.example.org/fhir/r4/Condition")!
+        for body in ["<html>login</html>", #"{"resourceType":"Bundle","entry":"x"}"#, #"{"no":"type"}"#] {
+            #expect(throws: ProviderSyncError.self) { try ProviderPage(data: Data(body.utf8), url: url, base: Self.base, builder: RecordBuilder()) }
+        }
+    }
+}
