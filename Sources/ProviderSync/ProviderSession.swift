@@ -11,8 +11,11 @@ actor ProviderSession {
     let http: ProviderHTTP
     let clock: @Sendable () -> Date
     private var configuration: SMARTConfiguration?
+    /// The renewal under way: concurrent searches wait for it rather than spend the same
+    /// refresh token again (a provider that rotates them takes a second use for theft).
+    private var renewal: Task<String, any Error>?
 
-    /// Refresh this long before the provider's expiry.
+    /// Refresh this long before the provider's expiry (a quarter of a shorter lifetime).
     static let refreshMargin: TimeInterval = 60
 
     init(provider: ProviderConnection, store: any HealthStore, http: ProviderHTTP, clock: @escaping @Sendable () -> Date) {
@@ -77,6 +80,18 @@ actor ProviderSession {
     }
 
     private func renew(reason: String) async throws(ProviderSyncError) -> String {
+        if let renewal {
+            do { return try await renewal.value } catch { throw error as? ProviderSyncError ?? .store("\(error)") }
+        }
+        let task = Task { () async throws -> String in
+            do { return try await self.renewOnce(reason: reason) } catch { throw error }
+        }
+        renewal = task
+        defer { renewal = nil }
+        do { return try await task.value } catch { throw error as? ProviderSyncError ?? .store("\(error)") }
+    }
+
+    private func renewOnce(reason: String) async throws(ProviderSyncError) -> String {
         let now = clock()
         do throws(ProviderSyncError) {
             let response: TokenResponse
@@ -116,14 +131,19 @@ actor ProviderSession {
     }
 
     static func expiring(_ tokens: ProviderConnection.Tokens, at now: Date) -> Bool {
+        if let refreshAt = tokens.refreshAt { return now >= refreshAt }
         guard let expires = tokens.expires else { return false }
         return expires.timeIntervalSince(now) < refreshMargin
     }
 
     static func tokens(_ r: TokenResponse, keeping refresh: String?, now: Date) -> ProviderConnection.Tokens {
         // A provider that does not rotate refresh tokens answers none: the old one still holds.
-        ProviderConnection.Tokens(
+        var tokens = ProviderConnection.Tokens(
             accessToken: r.accessToken, refreshToken: r.refreshToken ?? refresh, expires: r.expiresIn.map { now.addingTimeInterval(TimeInterval($0)) },
             scope: r.scope)
+        // A token that lives less than four minutes is refreshed after three quarters of its
+        // life, not a minute before its end (which could be before it was even issued).
+        tokens.refreshAt = r.expiresIn.map { now.addingTimeInterval(TimeInterval($0) - min(refreshMargin, TimeInterval($0) / 4)) }
+        return tokens
     }
 }

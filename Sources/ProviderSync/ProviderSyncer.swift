@@ -95,9 +95,9 @@ public struct ProviderSyncer: Sendable {
         report.fetched = finalCheckpoint.steps.reduce(0) { $0 + $1.resources }
         report.warnings = await state.warnings
         let outcome = await state.outcome
-        report.inserted = outcome.inserted + outcome.notRecords
-        report.updated = outcome.updated
-        report.unchanged = outcome.unchanged
+        report.inserted = outcome.inserted + outcome.contextInserted
+        report.updated = outcome.updated + outcome.contextUpdated
+        report.unchanged = outcome.unchanged + outcome.notRecords - outcome.contextInserted - outcome.contextUpdated
         if let failure = await state.failure { throw failure }
         guard !options.fetchOnly else { return }
 

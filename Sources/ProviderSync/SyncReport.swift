@@ -35,7 +35,8 @@ public struct SyncReport: Sendable, Codable, Hashable {
     public var types: [StepCount] = []
     /// Resources fetched.
     public var fetched = 0
-    /// New records and context resources.
+    /// New resources (records and context such as the Patient), counted once however often a
+    /// download returns them.
     public var inserted = 0
     /// Changed ones.
     public var updated = 0

@@ -173,6 +173,7 @@ struct RecordBatches {
     private mutating func count(_ type: ClinicalType?, inserted: Bool, previous: ClinicalType?) {
         guard let type else {
             outcome.notRecords += 1
+            if inserted { outcome.contextInserted += 1 } else { outcome.contextUpdated += 1 }
             return
         }
         types.insert(type)

@@ -35,6 +35,10 @@ public struct ImportOutcome: Sendable, Hashable, Codable {
     public var unchanged = 0
     /// Resources that are not clinical records (Patient, Encounter…), kept as context.
     public var notRecords = 0
+    /// Of ``notRecords``, those that were new.
+    public var contextInserted = 0
+    /// Of ``notRecords``, those whose bytes changed.
+    public var contextUpdated = 0
 
     /// Makes an outcome; ``+=`` adds up the outcomes of batches and files.
     public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, notRecords: Int = 0) {
@@ -50,5 +54,7 @@ public struct ImportOutcome: Sendable, Hashable, Codable {
         a.updated += b.updated
         a.unchanged += b.unchanged
         a.notRecords += b.notRecords
+        a.contextInserted += b.contextInserted
+        a.contextUpdated += b.contextUpdated
     }
 }

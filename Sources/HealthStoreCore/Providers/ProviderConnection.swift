@@ -47,6 +47,8 @@ public struct ProviderConnection: Sendable, Hashable, Codable {
         public var expires: Date?
         /// The scopes granted, as the provider answered them.
         public var scope: String?
+        /// When to refresh: before ``expires`` by a minute, or by a quarter of a short lifetime.
+        public var refreshAt: Date?
 
         /// Makes a token set.
         public init(accessToken: String, refreshToken: String? = nil, expires: Date? = nil, scope: String? = nil) {
