@@ -14,7 +14,7 @@ Endpoints (main listener, http://127.0.0.1:PORT):
   /fhir/Patient/ID                  and any other resource read /fhir/TYPE/ID
   /fhir/TYPE?patient=ID             searches: patient|subject, _count (capped at --max-count),
                                     _lastUpdated=gt|ge|lt|le…, category, _offset (our paging)
-  /fhir/Patient/ID/$everything      only with --everything
+  /fhir/Patient/ID/$everything      only with --everything (the Patient and its compartment; _since, _count)
   /_resources                       GET: every resource as served now, and which are in the patient's compartment
   /_quirks                          GET: the current quirks; POST JSON: {"set": {quirk: value…},
                                     "expire_tokens": true, "touch": ["Observation/ID"…], "reset_counters": true}
@@ -471,8 +471,11 @@ def make_handler(state, data, listener):
                     matches = data.compartment(kind)
             else:
                 matches = [data.resources[("Patient", data.patient_id)]] + data.compartment()
-            # _lastUpdated
-            for spec in params.get("_lastUpdated", []):
+            # _lastUpdated on searches; $everything's _since means "changed at or after"
+            specs = list(params.get("_lastUpdated", []))
+            if everything:
+                specs = ["ge" + v for v in params.get("_since", [])]
+            for spec in specs:
                 m = re.fullmatch(r"(gt|ge|lt|le|eq)?(.+)", spec)
                 op, when = m.group(1) or "eq", parse_instant(m.group(2))
 
