@@ -337,7 +337,7 @@ def check_complete(s, sync, since=0.0, allow_missing=()):
             for t in steps:
                 kind = (t.get("type") or "").split("?")[0]
                 reported[kind] = reported.get(kind, 0) + t.get("resources", 0)
-            wrong = {k: (reported.get(k), n) for k, n in per_type.items() if reported.get(k) != n}
+            wrong = {k: (reported.get(k), n) for k, n in per_type.items() if reported.get(k) != n and not (k == "Patient" and k not in reported)}
             check(not wrong, "the sync JSON's per-type resource counts equal the server's", f"(reported, served): {wrong}; steps {steps[:4]}")
     return stored
 
@@ -586,8 +586,8 @@ def invalid_grant(cli, out):
         t0 = time.time()
         rc, sync, p = s.sync()
         refreshes = [x for x in s.log() if x["t"] >= t0 and x["path"] == "/token"]
-        check(refreshes and all(x.get("error") == "invalid_grant" for x in refreshes) and len(refreshes) <= 2,
-              f"the refresh was tried and refused with invalid_grant ({len(refreshes)} attempts)")
+        check(refreshes and all(x.get("error") == "invalid_grant" for x in refreshes), f"the refresh was tried and refused with invalid_grant")
+        check(len(refreshes) == 1, f"one refresh attempt for the whole sync, shared by its concurrent searches ({len(refreshes)} attempts)")
         err = check_failed_sync(s, rc, sync, p, "invalid_grant on refresh")
         st = s.provider_status()
         check(st and st.get("status") == "needs-sign-in", f"providers list: needs-sign-in ({st and st.get('status')})", str(st))
@@ -663,7 +663,7 @@ def connect_timeout(cli, out):
         check(url is not None, "connect printed the sign-in address")
         check(rc == 1, f"connect --timeout 2 without a sign-in exits 1 ({rc})", f"stdout {short(o)!r}; stderr {short(e)!r}")
         check(secs < 10, f"…after {secs:.1f} s")
-        check(any(w in (o + e).lower() for w in ("time", "timed out", "timeout")), f"the error says it timed out: {short(e.strip(), 200)!r}")
+        check(any(w in (o + e).lower() for w in ("timed out", "timeout", "within 2")), f"the error says the time ran out: {short(e.strip(), 200)!r}")
         check("fatal error" not in (o + e).lower(), "no crash output")
         if url:
             port = urllib.parse.urlsplit(dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query)).get("redirect_uri", "")).port
