@@ -5,7 +5,11 @@
 #      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
-#   4. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
+#   4. provider connections (issue 16): the quirks test (Scripts/provider-quirks-test.py against the scripted
+#      FHIR + OAuth server Scripts/provider-quirk-server.py: paging, retries, token refresh, sign-in errors) and
+#      the sign-in test (Scripts/provider-signin-test.py: one instance connects to another's SMART server,
+#      consent in chromium), the latter also on PostgreSQL like the browser test;
+#   5. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
 #      the README's figures come from a 30 s run).
 # Python packages go into a venv under .build, kept between runs.
 # Usage: Scripts/server-checks.sh [--cli PATH]
@@ -58,6 +62,15 @@ echo "== SMART peers test"
 "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test
 if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
   "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
+
+echo "== Provider quirks test"
+"$VENV/bin/python" Scripts/provider-quirks-test.py --cli "$CLI" --out .build/provider-quirks-test
+
+echo "== Provider sign-in test"
+"$VENV/bin/python" Scripts/provider-signin-test.py --cli "$CLI" --out .build/provider-signin-test
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  "$VENV/bin/python" Scripts/provider-signin-test.py --cli "$CLI" --out .build/provider-signin-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
 fi
 
 echo "== Load test"
