@@ -47,6 +47,11 @@ public struct ProviderSignIn: Sendable {
         guard clock().timeIntervalSince(pending.started) < Self.pendingLifetime else { throw .signIn("the sign-in took too long; start again") }
         let callback: AuthorizationCallback
         do { callback = try AuthorizationCallback.parse(query: callbackQuery, expectedState: pending.state) } catch { throw .signIn("\(error)") }
+        // The state matched: this sign-in is used up, whatever the callback carries, so a
+        // second callback with the same state (a forged code after a denial) finds nothing.
+        var spent = provider
+        spent.pending = nil
+        try await save(spent)
         let code: String
         switch callback {
         case .code(let c): code = c

@@ -92,12 +92,15 @@ struct ProviderRoutes {
         for p in providers {
             let syncing = await state.providerSync.isRunning(p.id)
             let last = await state.providerSync.lastReport(p.id)
-            rows.append([
-                "id": p.id, "name": p.name, "fhirBase": p.fhirBase, "status": p.status.rawValue, "statusDetail": p.statusDetail ?? "",
+            var row: [String: Any] = [
+                "id": p.id, "name": p.name, "fhirBase": p.fhirBase, "status": p.status.rawValue,
                 "statusText": Self.statusText(p.status), "lastSync": p.lastSync.map(PersonRoutes.shortDate) ?? "never", "syncing": syncing,
-                "lastResult": last.map(Self.result) ?? "", "canSignIn": p.access == .signIn,
-                "connectLabel": p.status == .connected ? "Sign in again" : "Sign in", "canSync": p.status == .connected,
-            ])
+                "canSignIn": p.access == .signIn, "connectLabel": p.status == .connected ? "Sign in again" : "Sign in", "canSync": p.status == .connected,
+            ]
+            // Mustache takes "" for true: absent values are left out, not empty.
+            if let detail = p.statusDetail, !detail.isEmpty { row["statusDetail"] = detail }
+            if let last { row["lastResult"] = Self.result(last) }
+            rows.append(row)
         }
         var values: [String: Any] = [
             "title": "Providers", "providers": rows, "empty": rows.isEmpty, "redirectURI": redirectURI,
