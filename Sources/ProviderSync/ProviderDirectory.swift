@@ -63,6 +63,7 @@ public struct ProviderDirectory: Sendable {
         var tokens: ProviderConnection.Tokens?
         var status = ProviderConnection.Status.notConnected
         if let held = new.heldToken {
+            guard TokenEndpoint.isBearerToken(held) else { throw .signIn("the token has characters a bearer token cannot have") }
             guard new.patientID != nil else { throw .signIn("a held token needs the patient's id (--patient)") }
             access = .heldToken
             tokens = ProviderConnection.Tokens(accessToken: held)

@@ -59,8 +59,28 @@ struct TokenEndpoint: Sendable {
             }
             throw .tokenRefused(status: response.status, error: answer?.error ?? "no OAuth error", description: answer?.description)
         }
-        do { return try TokenResponse(data: response.body) } catch {
+        let answer: TokenResponse
+        do { answer = try TokenResponse(data: response.body) } catch {
             throw .tokenRefused(status: 200, error: "malformed answer", description: "\(error)")
         }
+        // The token goes into an Authorization header: only RFC 6750's b64token characters, so a
+        // hostile answer cannot add headers or lines to later requests.
+        guard Self.isBearerToken(answer.accessToken) else {
+            throw .tokenRefused(status: 200, error: "malformed answer", description: "the access token has characters a bearer token cannot have")
+        }
+        return answer
+    }
+
+    /// RFC 6750 §2.1 `b64token`: letters, digits, `-._~+/`, then `=` padding; at most 16 KiB.
+    static func isBearerToken(_ token: String) -> Bool {
+        let bytes = Array(token.utf8)
+        guard !bytes.isEmpty, bytes.count <= 16 * 1024 else { return false }
+        var padding = false
+        for c in bytes {
+            if c == 0x3D { padding = true; continue }
+            let allowed = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || [0x2D, 0x2E, 0x5F, 0x7E, 0x2B, 0x2F].contains(c)
+            if !allowed || padding { return false }
+        }
+        return bytes.first != 0x3D
     }
 }

@@ -84,3 +84,13 @@ import TestSupport
         await #expect(throws: ProviderSyncError.self) { _ = try await idle.waitForCallback(timeout: .milliseconds(200)) }
     }
 }
+
+/// A provider's token is written into a header: only bearer-token characters pass.
+@Suite struct BearerTokenTests {
+    @Test func onlyB64TokenCharactersPass() {
+        for good in ["abc", "a.b-c_d~e+f/g==", String(repeating: "x", count: 16 * 1024)] { #expect(TokenEndpoint.isBearerToken(good)) }
+        for bad in ["", "a b", "a\r\nX-Evil: 1", "=abc", "ab=c", "tök", String(repeating: "x", count: 16 * 1024 + 1)] {
+            #expect(!TokenEndpoint.isBearerToken(bad), "\(bad.prefix(20))")
+        }
+    }
+}
