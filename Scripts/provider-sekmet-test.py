@@ -250,6 +250,19 @@ class Served:
         self.server = server
         self.http = requests.Session()
         self.http.headers.update({"Accept": "application/fhir+json", "Authorization": f"Bearer {F.Sekmet.ADMIN_TOKEN}"})
+        self._searchable: dict[str, bool] = {}
+
+    def searchable_by_patient(self, rtype: str, patient: str) -> bool:
+        """Whether sekmet knows `patient` for the type (strict handling: an unknown parameter is a 400)."""
+        if rtype == "Patient":
+            return True
+        if rtype not in self._searchable:
+            r = self.http.get(f"{self.server.base}/{rtype}", params={"patient": patient, "_count": "1"},
+                              headers={"Prefer": "handling=strict"}, timeout=60)
+            if r.status_code not in (200, 400):
+                raise SystemExit(f"error: sekmet answered {r.status_code} to a search of {rtype} by patient: {r.text[:300]}")
+            self._searchable[rtype] = r.status_code == 200
+        return self._searchable[rtype]
 
     def get(self, rtype: str, rid: str) -> tuple[int, bytes]:
         r = self.http.get(f"{self.server.base}/{rtype}/{rid}", timeout=60)
@@ -270,7 +283,16 @@ def check_content(reader: StoreReader, served: Served, store: str, provider: str
         check(rows, f"{label}: the store holds records of source {source!r}")
     bundle, ids = data["bundle"], data["ids"]
     compartment = {ids[i]: i for i in data["entries"]}
+    # sekmet 0.1.1 indexes references only through the search parameters it defines; a type with
+    # no `patient` parameter (Synthea's Goal) can be found by patient neither by a search nor by
+    # $everything, so sekmet does not serve it for the patient and it is not expected.
+    hidden = sorted({t for t, _ in compartment if not served.searchable_by_patient(t, data["patient"])})
+    if hidden:
+        print(f"        (not expected: {', '.join(f'{t} {sum(1 for k in compartment if k[0] == t)}' for t in hidden)} — "
+              "sekmet 0.1.1 has no `patient` search parameter for it and leaves it out of $everything)")
+    every = {k: i for i, k in enumerate(ids)}
     referenced = {ids[i]: i for i in range(len(ids)) if ids[i] not in compartment}
+    compartment = {k: i for k, i in compartment.items() if k[0] not in hidden}
     stored = {}
     for r in rows:
         stored.setdefault((r["type"], r["id"]), []).append(r)
@@ -281,7 +303,8 @@ def check_content(reader: StoreReader, served: Served, store: str, provider: str
           f"{len(missing)} missing, e.g. {missing[:5]}")
     foreign_ids = {k for d in others for k in d["ids"]}
     foreign = sorted(k for k in stored if k in foreign_ids)
-    unknown = sorted(k for k in stored if k not in compartment and k not in referenced and k not in foreign_ids)
+    unknown = sorted(k for k in stored if k not in compartment and k not in referenced and k not in foreign_ids
+                     and k[0] not in hidden)
     check(not foreign, f"{label}: nothing of another patient is stored", f"{len(foreign)} foreign, e.g. {foreign[:5]}")
     check(not unknown, f"{label}: nothing stored that the bundle did not hold", f"{unknown[:5]}")
     extra = sorted(k for k in stored if k in referenced)
@@ -300,7 +323,7 @@ def check_content(reader: StoreReader, served: Served, store: str, provider: str
             continue
         if body != r["data"]:
             bad_bytes.append((key, len(body), len(r["data"]), _first_byte_diff(body, r["data"])))
-        index = compartment.get(key, referenced.get(key))
+        index = every.get(key)
         if index is None:
             continue
         try:
@@ -562,7 +585,7 @@ def main() -> int:
         if "d" in a.only:
             print(f"== d. kill -9 during a sync of {len(big['entries'])} resources, {a.rounds} rounds")
             try:
-                section_d(cli, reader, server, token_file, big, store, a.rounds, rng, run_tag)
+                section_d(cli, reader, served, server, token_file, big, store, a.rounds, rng)
             except SectionFailed:
                 pass
     finally:
@@ -655,7 +678,7 @@ def section_c(cli, reader, served, server, s, barrett, others):
     check(reader.tombstones(s) == tomb_before | gained, "… and adds no tombstone")
 
 
-def section_d(cli, reader, server, token_file, big, store, rounds, rng, run_tag):
+def section_d(cli, reader, served, server, token_file, big, store, rounds, rng):
     def add(s):
         cli.run(s, "providers", "add", "--fhir-base", server.base, "--name", "Sekmet Big", "--id", "sekmet-big",
                 "--access-token", token_file, "--patient", big["patient"], "--allow-loopback")
@@ -667,7 +690,7 @@ def section_d(cli, reader, server, token_file, big, store, rounds, rng, run_tag)
     took = time.time() - t0
     p = check_sync_report(report, "sekmet-big", "uninterrupted sync of the big patient", "full")
     want = reader.fingerprint(ref)
-    compartment = {big["ids"][i] for i in big["entries"]}
+    compartment = {big["ids"][i] for i in big["entries"] if served.searchable_by_patient(big["ids"][i][0], big["patient"])}
     have = {(r["type"], r["id"]) for r in reader.resources(ref)}
     check(compartment <= have, f"the uninterrupted sync stores all {len(compartment)} resources of the patient ({took:.2f} s)",
           f"{len(compartment - have)} missing")
@@ -686,7 +709,8 @@ def section_d(cli, reader, server, token_file, big, store, rounds, rng, run_tag)
             proc.kill()  # SIGKILL
             proc.wait()
             interrupted += running
-            notes.append(f"{delay:.2f} s{'' if running else ' (had finished)'}")
+            partial = len(reader.resources(s))
+            notes.append(f"{delay:.2f} s ({partial} rows stored{'' if running else ', had finished'})")
         report, r = cli.sync(s, "sekmet-big")
         p = provider_report(report, "sekmet-big")
         check(r.returncode == 0 and not p.get("error"), f"round {n}: kill -9 at {', '.join(notes)}, then sync: exit 0",

@@ -157,7 +157,7 @@ class Sekmet:
     loopback port (chosen once, kept across restarts so stored links and token audiences hold)."""
 
     def __init__(self, sekmet: str, work: str, port: int | None = None, log=None):
-        self.sekmet = sekmet
+        self.sekmet = os.path.abspath(sekmet)
         self.work = work
         self.port = port or free_port()
         self.root = f"http://127.0.0.1:{self.port}"

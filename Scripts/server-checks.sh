@@ -5,7 +5,10 @@
 #      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
-#   4. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
+#   4. the provider test against sekmet-fhir 0.1.1, an independent FHIR server (PyPI, in its own venv
+#      .build/sekmet-venv made by Scripts/sekmet-venv.sh: it needs pydantic 2, this venv pins pydantic 1;
+#      Scripts/provider-sekmet-test.py), on SQLite and, like the browser test, on PostgreSQL;
+#   5. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
 #      the README's figures come from a 30 s run).
 # Python packages go into a venv under .build, kept between runs.
 # Usage: Scripts/server-checks.sh [--cli PATH]
@@ -58,6 +61,14 @@ echo "== SMART peers test"
 "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test
 if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
   "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
+
+echo "== Provider test (sekmet-fhir 0.1.1)"
+SEKMET="$(Scripts/sekmet-venv.sh)"
+"$VENV/bin/python" Scripts/provider-sekmet-test.py --cli "$CLI" --sekmet "$SEKMET" --out .build/provider-sekmet-test
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  command -v psql >/dev/null 2>&1 || { $SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql-client >/dev/null; }
+  "$VENV/bin/python" Scripts/provider-sekmet-test.py --cli "$CLI" --sekmet "$SEKMET" --out .build/provider-sekmet-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
 fi
 
 echo "== Load test"
