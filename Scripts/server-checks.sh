@@ -6,9 +6,12 @@
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
 #   4. provider connections (issue 16): the quirks test (Scripts/provider-quirks-test.py against the scripted
-#      FHIR + OAuth server Scripts/provider-quirk-server.py: paging, retries, token refresh, sign-in errors) and
+#      FHIR + OAuth server Scripts/provider-quirk-server.py: paging, retries, token refresh, sign-in errors),
 #      the sign-in test (Scripts/provider-signin-test.py: one instance connects to another's SMART server,
-#      consent in chromium), the latter also on PostgreSQL like the browser test;
+#      consent in chromium; the CLI and the server's page) and the test against sekmet-fhir 0.1.1, an
+#      independent FHIR server (PyPI, in its own venv .build/sekmet-venv made by Scripts/sekmet-venv.sh: it
+#      needs pydantic 2, this venv pins pydantic 1; Scripts/provider-sekmet-test.py); the last two also on
+#      PostgreSQL like the browser test;
 #   5. the load test on loopback (Debian wrk; Scripts/load-test.sh), LOAD_TEST_SECONDS long (default 10;
 #      the README's figures come from a 30 s run).
 # Python packages go into a venv under .build, kept between runs.
@@ -71,6 +74,14 @@ echo "== Provider sign-in test"
 "$VENV/bin/python" Scripts/provider-signin-test.py --cli "$CLI" --out .build/provider-signin-test
 if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
   "$VENV/bin/python" Scripts/provider-signin-test.py --cli "$CLI" --out .build/provider-signin-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
+
+echo "== Provider test (sekmet-fhir 0.1.1)"
+SEKMET="$(Scripts/sekmet-venv.sh)"
+"$VENV/bin/python" Scripts/provider-sekmet-test.py --cli "$CLI" --sekmet "$SEKMET" --out .build/provider-sekmet-test
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  command -v psql >/dev/null 2>&1 || { $SUDO apt-get update -qq; DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql-client >/dev/null; }
+  "$VENV/bin/python" Scripts/provider-sekmet-test.py --cli "$CLI" --sekmet "$SEKMET" --out .build/provider-sekmet-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
 fi
 
 echo "== Load test"
