@@ -23,7 +23,9 @@ struct ProviderHTTP: Sendable {
 
     /// GETs a URL, retrying 429 and 5xx; with a token, only on the provider's origin.
     func get(_ url: URL, bearer: String?, accept: String = "application/fhir+json") async throws(ProviderSyncError) -> OutboundResponse {
-        var headers = [(name: "Accept", value: accept)]
+        // `handling=strict`: a server must refuse a search parameter it does not know rather
+        // than ignore it (an ignored `patient` would answer every patient's records).
+        var headers = [(name: "Accept", value: accept), (name: "Prefer", value: "handling=strict")]
         if let bearer {
             guard origin.holds(url) else { throw .foreignLink(url.absoluteString) }
             headers.append((name: "Authorization", value: "Bearer " + bearer))

@@ -100,13 +100,17 @@ struct StepDownload: Sendable {
                     return .replanned
                 }
             }
-            if first && step.kind == .search && [403, 404].contains(response.status) {
+            if first && step.kind == .search && [400, 403, 404, 422].contains(response.status) {
                 try await state.skip(index, reason: "HTTP \(response.status)" + (detail.map { " (\($0))" } ?? ""))
                 return .replanned
             }
             throw ProviderSyncError.status(url: url.absoluteString, status: response.status, detail: detail)
         }
-        return .page(try ProviderPage(data: response.body, url: url, base: base, builder: builder))
+        var page = try ProviderPage(data: response.body, url: url, base: base, builder: builder)
+        // A server that ignores the `patient` parameter answers everyone's resources: only the
+        // person's are kept (a resource that names another Patient is dropped, never stored).
+        page.resources.removeAll { PatientReferences.namesOtherPatient($0.resource, than: patient) }
+        return .page(page)
     }
 
     /// The first issue's text of an OperationOutcome, for error messages.

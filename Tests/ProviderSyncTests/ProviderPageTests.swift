@@ -42,3 +42,22 @@ import Testing
         }
     }
 }
+
+/// A server that ignores `patient` answers everyone's records: only the person's are kept.
+@Suite struct PatientFilterTests {
+    @Test func resourcesNamingAnotherPatientAreDropped() throws {
+        let bundle = """
+            {"resourceType":"Bundle","type":"searchset","entry":[
+             {"resource":{"resourceType":"Goal","id":"mine","subject":{"reference":"Patient/p1"},"description":{"text":"walk"}}},
+             {"resource":{"resourceType":"Goal","id":"theirs","subject":{"reference":"https://ehr.example.org/fhir/r4/Patient/p2"},"description":{"text":"run"}}},
+             {"resource":{"resourceType":"Immunization","id":"i2","patient":{"reference":"Patient/p2"},"status":"completed","vaccineCode":{"text":"flu"}}},
+             {"resource":{"resourceType":"Patient","id":"p2"}},
+             {"resource":{"resourceType":"Patient","id":"p1"}},
+             {"resource":{"resourceType":"Practitioner","id":"dr"}}]}
+            """
+        let url = URL(string: "https://ehr.example.org/fhir/r4/Goal?patient=p1")!
+        let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: ProviderPageTests.base, builder: RecordBuilder())
+        let kept = page.resources.filter { !PatientReferences.namesOtherPatient($0.resource, than: "p1") }
+        #expect(kept.map(\.resource.identifier) == ["mine", "p1", "dr"])
+    }
+}
