@@ -5,9 +5,11 @@
 # ROUNDS times each and into a fresh store every time,
 #   healthrecords sync ID --fetch-only --json   (fetches every page as a sync does, stores nothing)
 #   healthrecords sync ID --json                (the same fetches, and the store's work)
-# Prints each run's wall time, the medians and the client's own work share
-# (sync − fetch-only) ÷ sync, with issue 16's target (≤ 0.15). Fails when a run fails or the two
-# modes fetch different counts.
+# once downloading with Patient/$everything and once with a US Core search per type
+# (--no-everything). Prints each run's wall time, the medians and the client's own work share
+# (sync − fetch-only) ÷ sync, with issue 16's target (≤ 0.15). --fetch-only fetches and reads each
+# page's JSON for its next link but neither classifies nor stores. Fails when a run fails or the
+# two modes fetch different counts.
 # Usage (from anywhere): Benchmarks/provider-sync.sh [--cli PATH] [--rounds N]
 #   --cli     the healthrecords executable (default .build/release/healthrecords, built when missing)
 #   --rounds  runs of each mode (default 3)
@@ -69,39 +71,46 @@ def run(args):
         sys.exit(f"provider-sync FAILED: healthrecords {' '.join(args)} exited {r.returncode}\nstdout: {r.stdout[:2000]}\nstderr: {r.stderr[:2000]}")
     return r.stdout
 
-times = {"fetch-only": [], "sync": []}
-fetched = {"fetch-only": set(), "sync": set()}
-n = 0
-for i in range(rounds):
-    # Alternate which mode goes first, so neither always runs on a warmer server.
-    for mode in (("fetch-only", "sync") if i % 2 == 0 else ("sync", "fetch-only")):
-        n += 1
-        store = f"{work}/store-{n}.sqlite"
-        run(["providers", "add", "--fhir-base", info["base"], "--name", "Sekmet Big", "--id", "sekmet-big",
-             "--access-token", token_file, "--patient", big["patient"], "--allow-loopback", "--store", store])
-        args = ["sync", "sekmet-big", "--json", "--store", store] + (["--fetch-only"] if mode == "fetch-only" else [])
-        t0 = time.monotonic()
-        out = run(args)
-        took = time.monotonic() - t0
-        p = next((p for p in json.loads(out).get("providers", []) if p.get("id") == "sekmet-big"), {})
-        if p.get("error"):
-            sys.exit(f"provider-sync FAILED: {mode} reported {p['error']}")
-        times[mode].append(took)
-        fetched[mode].add(p.get("fetched"))
-        print(f"  run {n}: {mode:<10} {took:7.3f} s  fetched {p.get('fetched')}, inserted {p.get('inserted')}", flush=True)
-        os.remove(store)
+def measure(label, extra):
+    times = {"fetch-only": [], "sync": []}
+    fetched = {"fetch-only": set(), "sync": set()}
+    n = 0
+    print(f"\n{label}")
+    for i in range(rounds):
+        # Alternate which mode goes first, so neither always runs on a warmer server.
+        for mode in (("fetch-only", "sync") if i % 2 == 0 else ("sync", "fetch-only")):
+            n += 1
+            store = f"{work}/store-{n}.sqlite"
+            run(["providers", "add", "--fhir-base", info["base"], "--name", "Sekmet Big", "--id", "sekmet-big",
+                 "--access-token", token_file, "--patient", big["patient"], "--allow-loopback", "--store", store])
+            args = ["sync", "sekmet-big", "--json", "--store", store] + extra + (["--fetch-only"] if mode == "fetch-only" else [])
+            t0 = time.monotonic()
+            out = run(args)
+            took = time.monotonic() - t0
+            p = next((p for p in json.loads(out).get("providers", []) if p.get("id") == "sekmet-big"), {})
+            if p.get("error"):
+                sys.exit(f"provider-sync FAILED: {mode} reported {p['error']}")
+            times[mode].append(took)
+            fetched[mode].add(p.get("fetched"))
+            print(f"  run {n}: {mode:<10} {took:7.3f} s  fetched {p.get('fetched')}, inserted {p.get('inserted')}", flush=True)
+            os.remove(store)
+    if fetched["fetch-only"] != fetched["sync"] or len(fetched["sync"]) != 1:
+        sys.exit(f"provider-sync FAILED: the modes fetched different counts: {fetched}")
+    count = fetched["sync"].pop()
+    if not isinstance(count, int) or count < 2000:
+        sys.exit(f"provider-sync FAILED: a sync fetched {count} resources, fewer than 2,000")
+    med = {mode: statistics.median(times[mode]) for mode in times}
+    return count, times, med
 
-if fetched["fetch-only"] != fetched["sync"] or len(fetched["sync"]) != 1:
-    sys.exit(f"provider-sync FAILED: the modes fetched different counts: {fetched}")
-count = fetched["sync"].pop()
-if not isinstance(count, int) or count < 2000:
-    sys.exit(f"provider-sync FAILED: a sync fetched {count} resources, fewer than the patient's {big['resources']}")
-print(f"\n{'mode':<34} {'runs (s)':<28} {'median s':>9} {'resources/s':>12}")
-med = {}
-for mode, label in (("fetch-only", "sync --fetch-only (fetch only)"), ("sync", "sync (fetch and store)")):
-    med[mode] = statistics.median(times[mode])
-    print(f"{label:<34} {' '.join(f'{t:.3f}' for t in times[mode]):<28} {med[mode]:>9.3f} {count / med[mode]:>12.0f}")
-share = (med["sync"] - med["fetch-only"]) / med["sync"]
-print(f"\nclient's own work share (sync − fetch-only) ÷ sync: {share:.3f} "
-      f"({'meets' if share <= 0.15 else 'MISSES'} issue 16's target ≤ 0.15; {count} resources per sync)")
+results = [(label, *measure(label, extra)) for label, extra in (
+    ("Patient/$everything (sekmet answers it in one unpaged page)", []),
+    ("US Core searches per type (--no-everything; pages of 200, 4 at a time)", ["--no-everything"]))]
+print(f"\n{'download':<36} {'mode':<12} {'runs (s)':<34} {'median s':>9} {'share':>7}")
+for label, count, times, med in results:
+    share = (med["sync"] - med["fetch-only"]) / med["sync"]
+    short = "$everything" if "everything (" in label else "searches per type"
+    for mode in ("fetch-only", "sync"):
+        print(f"{short:<36} {mode:<12} {' '.join(f'{t:.3f}' for t in times[mode]):<34} {med[mode]:>9.3f} {share if mode == 'sync' else float('nan'):>7.3f}")
+    print(f"  client's own work share (sync − fetch-only) ÷ sync: {share:.3f} "
+          f"({'meets' if share <= 0.15 else 'MISSES'} issue 16's target ≤ 0.15; {count} resources per sync)")
 PY

@@ -2,18 +2,20 @@ import ClinicalRecords
 import FHIR
 import Foundation
 
-/// One page a provider answered: its resources, classified as a file's would be, and where the
-/// next page is.
+/// One page a provider answered: its resources, read but not yet classified (classifying is
+/// the store's producer's work, so it overlaps with writing), and where the next page is.
 struct ProviderPage: Sendable {
     /// The page's resources, OperationOutcomes left out (they describe the search, not the person).
-    var resources: [ClassifiedResource]
+    var resources: [FHIRResource]
+    /// The bundle, for references between its entries (a display name from a Medication).
+    var bundle: FHIRBundle?
     /// The `next` link, resolved to an absolute URL; `nil` on the last page.
     var next: URL?
 
     static let limits = JSONLimits(maxDocumentBytes: ProviderHTTP.maxResponseBytes, maxDepth: 128, maxStringBytes: 32 << 20, maxContainerElements: 1_000_000)
 
     /// Reads a page's bytes (a Bundle, or one resource for a read).
-    init(data: Data, url: URL, base: URL, builder: RecordBuilder) throws(ProviderSyncError) {
+    init(data: Data, url: URL, base: URL) throws(ProviderSyncError) {
         let value: JSONValue
         do { value = try JSONReader(limits: Self.limits).read(data) } catch {
             throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
@@ -22,11 +24,8 @@ struct ProviderPage: Sendable {
         do { content = try FHIRDocumentReader(jsonLimits: Self.limits).content(of: value, data: data) } catch {
             throw .malformedPage(url: url.absoluteString, reason: "\(error)")
         }
-        let classified: [ClassifiedResource]
-        do { classified = try builder.classify(content) } catch {
-            throw .malformedPage(url: url.absoluteString, reason: "\(error)")
-        }
-        resources = classified.filter { $0.resource.resourceType.rawValue != "OperationOutcome" }
+        resources = content.resources.filter { $0.resourceType.rawValue != "OperationOutcome" }
+        if case .bundle(let b) = content { bundle = b } else { bundle = nil }
         next = nil
         for link in value["link"]?.arrayValue ?? [] where link["relation"]?.stringValue == "next" {
             guard let text = link["url"]?.stringValue, !text.isEmpty else { continue }

@@ -60,14 +60,16 @@ struct StepDownload: Sendable {
                 pending = Task { [self, next] in try await fetch(next, index: index, step: step, first: false, since: since) }
             }
             var outcome = ImportOutcome()
+            var ids: [String] = []
             if let store, !page.resources.isEmpty {
-                do { outcome = try await store.importResources(source: source, from: ResourceList(page.resources)) } catch {
+                let producer = PageProducer(page: page, builder: builder, patient: patient)
+                do { outcome = try await store.importResources(source: source, from: producer) } catch {
                     pending?.cancel()
                     throw ProviderSyncError.store("\(error)")
                 }
+                ids = producer.stored
             }
-            let ids = page.resources.map { $0.resource.resourceType.rawValue + "/" + $0.resource.identifier }
-            do { try await state.stored(index, next: page.next, resources: ids, outcome: outcome) } catch {
+            do { try await state.stored(index, next: page.next, fetched: page.resources.count, resources: ids, outcome: outcome) } catch {
                 pending?.cancel()
                 throw ProviderSyncError.store("\(error)")
             }
@@ -106,11 +108,7 @@ struct StepDownload: Sendable {
             }
             throw ProviderSyncError.status(url: url.absoluteString, status: response.status, detail: detail)
         }
-        var page = try ProviderPage(data: response.body, url: url, base: base, builder: builder)
-        // A server that ignores the `patient` parameter answers everyone's resources: only the
-        // person's are kept (a resource that names another Patient is dropped, never stored).
-        page.resources.removeAll { PatientReferences.namesOtherPatient($0.resource, than: patient) }
-        return .page(page)
+        return .page(try ProviderPage(data: response.body, url: url, base: base))
     }
 
     /// The first issue's text of an OperationOutcome, for error messages.

@@ -27,4 +27,35 @@ struct SyncCheckpoint: Sendable, Codable {
     var steps: [StepState]
     /// `Type/id` of everything a full download has seen.
     var seen: Set<String>
+
+    private enum CodingKeys: String, CodingKey { case full, since, started, steps, seen }
+
+    init(full: Bool, since: Date?, started: Date, steps: [StepState], seen: Set<String>) {
+        self.full = full
+        self.since = since
+        self.started = started
+        self.steps = steps
+        self.seen = seen
+    }
+
+    // The seen ids are one newline-separated string: thousands of JSON strings cost more to
+    // write after every page than the page itself. (A FHIR id has no newline.)
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        full = try c.decode(Bool.self, forKey: .full)
+        since = try c.decodeIfPresent(Date.self, forKey: .since)
+        started = try c.decode(Date.self, forKey: .started)
+        steps = try c.decode([StepState].self, forKey: .steps)
+        let text = try c.decode(String.self, forKey: .seen)
+        seen = Set(text.split(separator: "\n").map(String.init))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(full, forKey: .full)
+        try c.encodeIfPresent(since, forKey: .since)
+        try c.encode(started, forKey: .started)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(seen.joined(separator: "\n"), forKey: .seen)
+    }
 }

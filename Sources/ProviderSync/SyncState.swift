@@ -35,9 +35,9 @@ actor SyncState {
     var isFailed: Bool { failure != nil }
 
     /// Records a stored page and saves the checkpoint, so a rerun starts after it.
-    func stored(_ index: Int, next: URL?, resources: [String], outcome: ImportOutcome) async throws {
+    func stored(_ index: Int, next: URL?, fetched: Int, resources: [String], outcome: ImportOutcome) async throws {
         checkpoint.steps[index].pages += 1
-        checkpoint.steps[index].resources += resources.count
+        checkpoint.steps[index].resources += fetched
         checkpoint.steps[index].next = next
         checkpoint.steps[index].done = next == nil
         if checkpoint.full { checkpoint.seen.formUnion(resources) }

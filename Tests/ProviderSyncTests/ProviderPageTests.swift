@@ -26,19 +26,22 @@ import Testing
                       {"resource":{"resourceType":"OperationOutcome","id":"o","issue":[{"severity":"information","code":"informational"}]},"search":{"mode":"outcome"}}]}
             """
         let url = URL(string: "https://ehr.example.org/fhir/r4/Condition?patient=1")!
-        let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: Self.base, builder: RecordBuilder())
-        #expect(page.resources.map(\.resource.identifier) == ["c1"])
-        #expect(page.resources.first?.clinicalType == .condition)
+        let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: Self.base)
+        #expect(page.resources.map(\.identifier) == ["c1"])
+        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "1")
+        #expect(try producer.next()?.clinicalType == .condition)
+        #expect(try producer.next() == nil)
+        #expect(producer.stored == ["Condition/c1"])
         #expect(page.next?.absoluteString == "https://ehr.example.org/fhir/r4/Condition?patient=1&page=2")
         // The stored bytes are the entry's own bytes, as the provider sent them.
-        let text = String(decoding: page.resources[0].resource.data, as: UTF8.self)
+        let text = String(decoding: page.resources[0].data, as: UTF8.self)
         #expect(text == #"{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"},"subject":{"reference":"Patient/1"}}"#)
     }
 
     @Test func aPageThatIsNotFHIRIsATypedError() {
         let url = URL(string: "https://ehr.example.org/fhir/r4/Condition")!
         for body in ["<html>login</html>", #"{"resourceType":"Bundle","entry":"x"}"#, #"{"no":"type"}"#] {
-            #expect(throws: ProviderSyncError.self) { try ProviderPage(data: Data(body.utf8), url: url, base: Self.base, builder: RecordBuilder()) }
+            #expect(throws: ProviderSyncError.self) { try ProviderPage(data: Data(body.utf8), url: url, base: Self.base) }
         }
     }
 }
@@ -56,8 +59,11 @@ import Testing
              {"resource":{"resourceType":"Practitioner","id":"dr"}}]}
             """
         let url = URL(string: "https://ehr.example.org/fhir/r4/Goal?patient=p1")!
-        let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: ProviderPageTests.base, builder: RecordBuilder())
-        let kept = page.resources.filter { !PatientReferences.namesOtherPatient($0.resource, than: "p1") }
-        #expect(kept.map(\.resource.identifier) == ["mine", "p1", "dr"])
+        let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: ProviderPageTests.base)
+        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "p1")
+        var kept: [String] = []
+        while let next = try producer.next() { kept.append(next.resource.identifier) }
+        #expect(kept == ["mine", "p1", "dr"])
+        #expect(producer.dropped == 3 && producer.stored == ["Goal/mine", "Patient/p1", "Practitioner/dr"])
     }
 }

@@ -25,6 +25,9 @@ struct SyncCommand: AsyncParsableCommand {
     @Option(help: "How many searches run at once.")
     var concurrency: Int = 4
 
+    @Flag(name: .customLong("no-everything"), help: "Search type by type even where the provider offers Patient/$everything.")
+    var noEverything = false
+
     @Flag(name: .customLong("fetch-only"), help: "Fetch every page as a sync would, store nothing (for benchmarks).")
     var fetchOnly = false
 
@@ -45,6 +48,7 @@ struct SyncCommand: AsyncParsableCommand {
         var options = SyncOptions()
         options.full = full
         options.fetchOnly = fetchOnly
+        options.useEverything = !noEverything
         options.pageCap = pageCap
         options.concurrency = concurrency
         let syncer = ProviderSyncer(store: store)
