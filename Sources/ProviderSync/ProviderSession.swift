@@ -64,12 +64,12 @@ actor ProviderSession {
         try? await save()
     }
 
-    /// Saves the sync's dates.
+    /// Saves the sync's dates and drops its checkpoint, together.
     func finishedSync(at date: Date, full: Bool, since: Date) async throws(ProviderSyncError) {
         provider.lastSync = date
         if full { provider.lastFullSync = date }
         provider.syncedSince = since
-        try await save()
+        do { try await store.saveFinishedSync(provider) } catch { throw .store("\(error)") }
     }
 
     /// Names the provider when it had no name yet (the first sync learns the organization's).

@@ -112,6 +112,5 @@ public struct ProviderSyncer: Sendable {
             report.deleted = try await store.deleteResources(source: source.identifier, keeping: keys, resourceTypes: types)
         }
         try await session.finishedSync(at: clock(), full: finalCheckpoint.full, since: finalCheckpoint.started)
-        try await store.saveSyncCheckpoint(nil, providerID: providerID)
     }
 }

@@ -42,7 +42,9 @@ actor SyncState {
         checkpoint.steps[index].done = next == nil
         if checkpoint.full { checkpoint.seen.formUnion(resources) }
         self.outcome += outcome
-        try await save()
+        // After the last page the sync ends at once and clears the checkpoint; killed in
+        // between, a rerun fetches that last page again and finds it stored already.
+        if !checkpoint.steps.allSatisfy(\.done) { try await save() }
         report(index)
     }
 

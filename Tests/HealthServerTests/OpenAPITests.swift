@@ -13,7 +13,8 @@ import Testing
         "GET /login", "POST /login", "POST /logout", "GET /", "GET /cards", "GET /cards/{id}", "GET /immunizations", "GET /apps",
         "GET /apps/{id}", "POST /apps/{id}/approve", "POST /apps/{id}/revoke", "GET /consent/{id}", "POST /consent/{id}", "GET /share/{id}",
         "POST /share/{id}", "GET /static/style.css", "GET /authorize", "POST /authorize", "POST /authorize/consent/{id}", "GET /apps/register",
-        "POST /apps/register",
+        "POST /apps/register", "GET /providers", "POST /providers", "POST /providers/{id}/connect", "GET /providers/callback",
+        "POST /providers/{id}/sync", "POST /providers/{id}/remove",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

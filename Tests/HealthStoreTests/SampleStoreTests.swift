@@ -313,7 +313,7 @@ import TestSupport
         _ = try await old.saveSamples([try MakeSample.glucose()])
 
         let queue = try DatabaseQueue(path: path)
-        let applied = try await queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
+        let applied = try await queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid") }
         #expect(applied.starts(with: ["v1-records", "v2-samples"]))
         #expect(applied.last == SQLiteSchema.latestMigration)
         let reopened = try await SQLiteHealthStore(path: path)

@@ -67,3 +67,23 @@ import Testing
         #expect(producer.dropped == 3 && producer.stored == ["Goal/mine", "Patient/p1", "Practitioner/dr"])
     }
 }
+
+/// A large page is classified in two halves at once; the store still gets it in page order.
+@Suite struct ParallelClassificationTests {
+    @Test func halvesComeBackInOrderWithOthersDropped() throws {
+        var entries: [String] = []
+        for i in 0..<300 {
+            let who = i % 7 == 0 ? "other" : "p1"
+            entries.append(#"{"resource":{"resourceType":"Condition","id":"c\#(i)","code":{"text":"C \#(i)"},"subject":{"reference":"Patient/\#(who)"}}}"#)
+        }
+        let bundle = #"{"resourceType":"Bundle","type":"searchset","entry":[\#(entries.joined(separator: ","))]}"#
+        let page = try ProviderPage(data: Data(bundle.utf8), url: URL(string: "https://ehr.example.org/fhir/r4/Condition")!, base: ProviderPageTests.base)
+        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "p1")
+        var names: [String] = []
+        while let next = try producer.next() { names.append(next.displayName) }
+        let expected = (0..<300).filter { $0 % 7 != 0 }
+        #expect(names == expected.map { "C \($0)" })
+        #expect(producer.stored == expected.map { "Condition/c\($0)" })
+        #expect(producer.dropped == 300 - expected.count)
+    }
+}

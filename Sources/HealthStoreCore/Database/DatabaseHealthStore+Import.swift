@@ -40,6 +40,17 @@ extension DatabaseHealthStore {
 
     public func deleteResources(source: String, keeping: Set<ResourceKey>, resourceTypes: Set<FHIRResourceType>?) async throws -> Int {
         let kept = Set(keeping.map(\.bytes))
+        // Usually nothing is gone: a read finds that without taking the store's write lock.
+        var probe = sql("SELECT r.identity, r.resource_type FROM resource r JOIN source s ON ")
+        probe += probe.sameScope("s", "r") + "s.id = r.source_id WHERE " + probe.scope("r") + " AND s.identity = " + probe.bind(ConsentCoding.sourceIdentity(source, sealer))
+        let final = probe
+        let anyGone = try await read { session in
+            try await session.rows(final).contains { row in
+                guard !kept.contains(try row.data(0)) else { return false }
+                return resourceTypes.map { $0.contains(FHIRResourceType(rawValue: (try? row.string(1)) ?? "")) } ?? true
+            }
+        }
+        guard anyGone else { return 0 }
         let result = try await write { w -> (Int, Set<ClinicalType>, Int64) in
             guard let sourceID = try await w.existingSourceID(source) else { return (0, [], w.anchor) }
             var find = w.sql("SELECT identity, resource_type FROM resource WHERE ")

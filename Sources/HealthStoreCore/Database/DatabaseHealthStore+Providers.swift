@@ -6,11 +6,19 @@ import Foundation
 /// import.
 extension DatabaseHealthStore {
     public func saveProvider(_ provider: ProviderConnection) async throws {
+        try await upsertProvider(provider, clearingCheckpoint: false)
+    }
+
+    public func saveFinishedSync(_ provider: ProviderConnection) async throws {
+        try await upsertProvider(provider, clearingCheckpoint: true)
+    }
+
+    private func upsertProvider(_ provider: ProviderConnection, clearingCheckpoint: Bool) async throws {
         let details = try sealer.seal(try Self.providerEncoder.encode(provider))
         var q = sql("INSERT INTO provider_connection (")
         q += q.personColumn + "id, added_date, details) VALUES (" + q.personValue + q.bind(provider.id) + ", "
         q += q.bind(provider.added.timeIntervalSince1970) + ", " + q.bind(details) + ") ON CONFLICT (" + q.personColumn
-        q += "id) DO UPDATE SET details = excluded.details"
+        q += "id) DO UPDATE SET details = excluded.details" + (clearingCheckpoint ? ", checkpoint = NULL" : "")
         let final = q
         try await providerTransaction { session in try await session.run(final) }
     }

@@ -5,6 +5,8 @@ import Foundation
 public protocol ProviderStorage: Sendable {
     /// Adds a connection or replaces the one with its id.
     func saveProvider(_ provider: ProviderConnection) async throws
+    /// Saves a connection whose sync finished and clears its checkpoint, in one statement.
+    func saveFinishedSync(_ provider: ProviderConnection) async throws
     /// Every connection, ordered by id.
     func providers() async throws -> [ProviderConnection]
     /// A connection by id.
