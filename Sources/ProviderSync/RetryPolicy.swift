@@ -34,11 +34,7 @@ public struct RetryPolicy: Sendable, Hashable {
     static func seconds(retryAfter value: String, now: Date) -> Double? {
         let t = value.trimmingCharacters(in: .whitespaces)
         if let n = Int(t), n >= 0 { return Double(n) }
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "GMT")
-        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = f.date(from: t) else { return nil }
+        guard let date = ProviderDiscovery.httpDate(t) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }
