@@ -14,18 +14,30 @@ struct ProviderPage: Sendable {
 
     static let limits = JSONLimits(maxDocumentBytes: ProviderHTTP.maxResponseBytes, maxDepth: 128, maxStringBytes: 32 << 20, maxContainerElements: 1_000_000)
 
-    /// Reads a page's bytes (a Bundle, or one resource for a read).
-    init(data: Data, url: URL, base: URL) throws(ProviderSyncError) {
+    /// How many resources the page holds (OperationOutcomes left out).
+    var count: Int
+
+    /// Reads a page's bytes (a Bundle, or one resource for a read); with `linksOnly`, only
+    /// what paging needs (the `next` link and a count), as a client that stores nothing would.
+    init(data: Data, url: URL, base: URL, linksOnly: Bool = false) throws(ProviderSyncError) {
         let value: JSONValue
         do { value = try JSONReader(limits: Self.limits).read(data) } catch {
             throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
         }
-        let content: FHIRContent
-        do { content = try FHIRDocumentReader(jsonLimits: Self.limits).content(of: value, data: data) } catch {
-            throw .malformedPage(url: url.absoluteString, reason: "\(error)")
+        if linksOnly {
+            resources = []
+            bundle = nil
+            count = value["entry"]?.arrayValue?.filter { ($0["resource"]?["resourceType"]?.stringValue).map { $0 != "OperationOutcome" } ?? false }.count
+                ?? (value["resourceType"]?.stringValue == "Bundle" ? 0 : 1)
+        } else {
+            let content: FHIRContent
+            do { content = try FHIRDocumentReader(jsonLimits: Self.limits).content(of: value, data: data) } catch {
+                throw .malformedPage(url: url.absoluteString, reason: "\(error)")
+            }
+            resources = content.resources.filter { $0.resourceType.rawValue != "OperationOutcome" }
+            if case .bundle(let b) = content { bundle = b } else { bundle = nil }
+            count = resources.count
         }
-        resources = content.resources.filter { $0.resourceType.rawValue != "OperationOutcome" }
-        if case .bundle(let b) = content { bundle = b } else { bundle = nil }
         next = nil
         for link in value["link"]?.arrayValue ?? [] where link["relation"]?.stringValue == "next" {
             guard let text = link["url"]?.stringValue, !text.isEmpty else { continue }

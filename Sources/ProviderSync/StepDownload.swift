@@ -69,7 +69,7 @@ struct StepDownload: Sendable {
                 }
                 ids = producer.stored
             }
-            do { try await state.stored(index, next: page.next, fetched: page.resources.count, resources: ids, outcome: outcome) } catch {
+            do { try await state.stored(index, next: page.next, fetched: page.count, resources: ids, outcome: outcome) } catch {
                 pending?.cancel()
                 throw ProviderSyncError.store("\(error)")
             }
@@ -108,7 +108,7 @@ struct StepDownload: Sendable {
             }
             throw ProviderSyncError.status(url: url.absoluteString, status: response.status, detail: detail)
         }
-        return .page(try ProviderPage(data: response.body, url: url, base: base))
+        return .page(try ProviderPage(data: response.body, url: url, base: base, linksOnly: store == nil))
     }
 
     /// The first issue's text of an OperationOutcome, for error messages.

@@ -1,5 +1,6 @@
 import ClinicalRecords
 import FHIR
+import Dispatch
 import Foundation
 
 extension DatabaseHealthStore {
@@ -40,7 +41,20 @@ extension DatabaseHealthStore {
 
     public func deleteResources(source: String, keeping: Set<ResourceKey>, resourceTypes: Set<FHIRResourceType>?) async throws -> Int {
         let kept = Set(keeping.map(\.bytes))
-        // Usually nothing is gone: a read finds that without taking the store's write lock.
+        // Usually nothing is gone: when the source holds exactly as many resources (of the
+        // types judged) as were kept — all of which the download just stored — none is; a
+        // count answers that from the index, without reading rows or taking the write lock.
+        var count = sql("SELECT count(*) FROM resource r JOIN source s ON ")
+        count += count.sameScope("s", "r") + "s.id = r.source_id WHERE " + count.scope("r") + " AND s.identity = "
+        count += count.bind(ConsentCoding.sourceIdentity(source, sealer))
+        if let resourceTypes {
+            var binds: [String] = []
+            for type in resourceTypes.sorted() { binds.append(count.bind(type.rawValue)) }
+            count += " AND r.resource_type IN (" + (binds.isEmpty ? "NULL" : binds.joined(separator: ", ")) + ")"
+        }
+        let counting = count
+        let held = try await read { session in try await session.row(counting)?.int(0) ?? 0 }
+        if held == Int64(kept.count) { return 0 }
         var probe = sql("SELECT r.identity, r.resource_type FROM resource r JOIN source s ON ")
         probe += probe.sameScope("s", "r") + "s.id = r.source_id WHERE " + probe.scope("r") + " AND s.identity = " + probe.bind(ConsentCoding.sourceIdentity(source, sealer))
         let final = probe
@@ -138,17 +152,38 @@ struct RecordBatches {
     mutating func store(_ batch: [ClassifiedResource]) async throws {
         var chunk: [Item] = []
         var seen = Set<Data>()
-        for resource in batch {
-            let r = resource.resource
-            let identity = writer.sealer.identityKey([sourceIdentifier, r.resourceType.rawValue, r.identifier])
+        for (resource, (identity, digest)) in zip(batch, keysAndDigests(batch)) {
             if !seen.insert(identity).inserted {
                 try await storeUnique(chunk)
                 chunk = []
                 seen = [identity]
             }
-            chunk.append(Item(resource: resource, identity: identity, digest: writer.sealer.contentDigest(r.data)))
+            chunk.append(Item(resource: resource, identity: identity, digest: digest))
         }
         try await storeUnique(chunk)
+    }
+
+    /// Each resource's identity key and content digest. Hashing is most of the writer's own
+    /// work, so a large batch is hashed on two threads while the writer waits for it.
+    private func keysAndDigests(_ batch: [ClassifiedResource]) -> [(Data, Data)] {
+        let sealer = writer.sealer
+        let source = sourceIdentifier
+        @Sendable func hash(_ c: ClassifiedResource) -> (Data, Data) {
+            let r = c.resource
+            return (sealer.identityKey([source, r.resourceType.rawValue, r.identifier]), sealer.contentDigest(r.data))
+        }
+        guard batch.count >= 64 else { return batch.map(hash) }
+        let empty = (Data(), Data())
+        var out = [(Data, Data)](repeating: empty, count: batch.count)
+        let half = batch.count / 2
+        out.withUnsafeMutableBufferPointer { buffer in
+            // Two halves, each written by one thread at its own indices.
+            nonisolated(unsafe) let target = buffer
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                for i in (part == 0 ? 0..<half : half..<batch.count) { target[i] = hash(batch[i]) }
+            }
+        }
+        return out
     }
 
     private mutating func storeUnique(_ chunk: [Item]) async throws {
