@@ -229,6 +229,8 @@ def make_handler(state, data, listener):
                     return self.send(200, smart_configuration(), "application/json")
                 if listener == "main" and p == "/authorize":
                     return self.authorize()
+                if listener == "main" and p == "/brands.json":
+                    return self.send(200, brands_bundle(), "application/json")
                 if p == "/fhir/metadata":
                     return self.send(200, capability_statement())
                 if p.startswith("/fhir/"):
@@ -533,8 +535,26 @@ def make_handler(state, data, listener):
             "grant_types_supported": ["authorization_code", "refresh_token"],
             "scopes_supported": ["openid", "fhirUser", "launch/patient", "offline_access", "online_access", "patient/*.read", "patient/*.rs"],
             "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+            "user_access_brand_bundle": base + "/brands.json",
             "capabilities": ["launch-standalone", "client-public", "client-confidential-symmetric", "context-standalone-patient",
                              "permission-patient", "permission-offline", "permission-v1", "permission-v2"],
+        }
+
+    def brands_bundle():
+        # A SMART User-access Brands bundle (Organization + Endpoint) naming this server.
+        base = f"http://127.0.0.1:{state.args.bound_port}"
+        return {
+            "resourceType": "Bundle", "type": "collection", "timestamp": "2026-01-01T00:00:00Z",
+            "entry": [
+                {"fullUrl": base + "/Organization/quirk-clinic", "resource": {
+                    "resourceType": "Organization", "id": "quirk-clinic", "name": "Quirk Clinic", "alias": ["QC"],
+                    "endpoint": [{"reference": "Endpoint/quirk-r4"}]}},
+                {"fullUrl": base + "/Endpoint/quirk-r4", "resource": {
+                    "resourceType": "Endpoint", "id": "quirk-r4", "status": "active", "name": "Quirk Clinic R4",
+                    "connectionType": {"system": "http://terminology.hl7.org/CodeSystem/endpoint-connection-type", "code": "hl7-fhir-rest"},
+                    "payloadType": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/endpoint-payload-type", "code": "none"}]}],
+                    "address": base + "/fhir"}},
+            ],
         }
 
     def capability_statement():

@@ -678,6 +678,30 @@ def connect_timeout(cli, out):
         s.close()
 
 
+def brands(cli, out):
+    s = Scenario(cli, out, "brands", [])
+    try:
+        def run(*args):
+            return subprocess.run([cli, *args], capture_output=True, text=True, env=s.env, timeout=60)
+        p = run("providers", "brands", "--from-server", s.fhir, "--allow-loopback", "--json")
+        check(p.returncode == 0, "providers brands --from-server reads the advertised bundle (exit 0)", short(p.stdout + p.stderr))
+        listed = json.loads(p.stdout) if p.returncode == 0 else []
+        check([b.get("name") for b in listed] == ["Quirk Clinic"], f"it lists the server's brand ({[b.get('name') for b in listed]})")
+        check(listed and listed[0]["endpoints"][0]["fhirBase"] == s.fhir, "with the server's FHIR base", str(listed[:1]))
+        p = run("providers", "brands", "--from-server", s.fhir, "--json")
+        check(p.returncode != 0, f"without --allow-loopback a server on this machine is refused (exit {p.returncode})", short(p.stderr))
+        url = s.base + "/brands.json"
+        p = s.run("providers", "add", "--brands", url, "--brand", "QC", "--client-id", "quirk-public", "--allow-loopback", "--json")
+        check(p.returncode == 0, "providers add --brands URL --brand ALIAS exits 0", short(p.stdout + p.stderr))
+        added = json.loads(p.stdout) if p.returncode == 0 else {}
+        check(added.get("fhirBase") == s.fhir and added.get("name") == "Quirk Clinic",
+              f"the provider takes the brand's FHIR base and name ({added.get('fhirBase')}, {added.get('name')})")
+        p = s.run("providers", "add", "--brands", url, "--brand", "Nobody", "--client-id", "c", "--allow-loopback")
+        check(p.returncode == 1 and "no brand" in p.stderr, f"an unknown brand is refused (exit {p.returncode})", short(p.stderr))
+    finally:
+        s.close()
+
+
 SCENARIOS = [
     ("plain", plain),
     ("everything", complete_with("everything", ["--everything"], everything_checks)),
@@ -695,6 +719,7 @@ SCENARIOS = [
     ("deny", refused_connect("deny", ["--deny"], ("denied", "access_denied"))),
     ("state-mismatch", refused_connect("state-mismatch", ["--wrong-state"], ("state",))),
     ("connect-timeout", connect_timeout),
+    ("brands", brands),
 ]
 
 

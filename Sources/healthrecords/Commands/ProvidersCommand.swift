@@ -55,7 +55,7 @@ struct ProvidersAddCommand: AsyncParsableCommand {
     @Flag(help: "SMART Backend Services: client_credentials with --client-key (organization-level access).")
     var backend = false
 
-    @Option(help: "A SMART User-access Brands bundle (JSON file) to pick the provider from, with --brand.")
+    @Option(help: "A SMART User-access Brands bundle (JSON file or https URL) to pick the provider from, with --brand.")
     var brands: String?
 
     @Option(help: "The brand's name (or organization id) in --brands.")
@@ -72,7 +72,7 @@ struct ProvidersAddCommand: AsyncParsableCommand {
         var organization = name
         if let brands {
             guard let brand else { throw CommandFailure.usage("--brands needs --brand NAME") }
-            let chosen = try ProvidersBrandsCommand.find(brand, in: try ProvidersBrandsCommand.read(brands))
+            let chosen = try ProvidersBrandsCommand.find(brand, in: try await ProvidersBrandsCommand.read(brands, allowLoopback: allowLoopback))
             guard let endpoint = chosen.endpoints.first else { throw CommandFailure.failed("the brand \(brand) lists no FHIR endpoint") }
             if base == nil { base = endpoint.fhirBase.absoluteString }
             if organization == nil { organization = chosen.name }
@@ -204,16 +204,29 @@ struct ProvidersRemoveCommand: AsyncParsableCommand {
 
 struct ProvidersBrandsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "brands", abstract: "List the providers in a SMART User-access Brands bundle (add one with providers add --brands FILE --brand NAME).")
+        commandName: "brands",
+        abstract: "List the providers in a SMART User-access Brands bundle (add one with providers add --brands SOURCE --brand NAME).")
 
-    @Argument(help: "The bundle (JSON file).")
-    var file: String
+    @Argument(help: "The bundle: a JSON file or an https URL (leave out with --from-server).")
+    var source: String?
+
+    @Option(name: .customLong("from-server"), help: "A FHIR base whose SMART configuration advertises the bundle (user_access_brand_bundle).")
+    var fromServer: String?
+
+    @Flag(name: .customLong("allow-loopback"), help: "Allow a bundle or server on this machine over http.")
+    var allowLoopback = false
 
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
     func run() async throws {
-        let brands = try Self.read(file)
+        if (source == nil) == (fromServer == nil) { throw CommandFailure.usage("give a bundle (file or URL) or --from-server FHIR-BASE") }
+        let brands: [UserAccessBrand]
+        if let fromServer {
+            brands = try await providerWork { try await BrandBundles.advertised(by: fromServer, allowLoopback: allowLoopback).1 }
+        } else {
+            brands = try await Self.read(source!, allowLoopback: allowLoopback)
+        }
         if json {
             JSONOutput.print(.array(brands.map { b in
                 .object(JSONObject([
@@ -233,10 +246,14 @@ struct ProvidersBrandsCommand: AsyncParsableCommand {
         print(table.rendered)
     }
 
-    static func read(_ path: String) throws -> [UserAccessBrand] {
+    /// A bundle from a file, or from an http(s) URL.
+    static func read(_ source: String, allowLoopback: Bool) async throws -> [UserAccessBrand] {
+        if let url = URL(string: source), ["https", "http"].contains(url.scheme?.lowercased() ?? "") {
+            return try await providerWork { try await BrandBundles.fetch(url, allowLoopback: allowLoopback) }
+        }
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw CommandFailure.usage("cannot read \(path)") }
-        do { return try UserAccessBrand.read(bundle: data) } catch { throw CommandFailure.failed("\(path): \(error)") }
+        do { data = try Data(contentsOf: URL(fileURLWithPath: source)) } catch { throw CommandFailure.usage("cannot read \(source)") }
+        do { return try UserAccessBrand.read(bundle: data) } catch { throw CommandFailure.failed("\(source): \(error)") }
     }
 
     static func find(_ name: String, in brands: [UserAccessBrand]) throws -> UserAccessBrand {
