@@ -29,6 +29,10 @@ actor ProviderSession {
 
     /// The token to send now.
     func bearer() async throws(ProviderSyncError) -> String {
+        // A renewal under way means the provider refused the current token: wait for the new one.
+        if let renewal {
+            do { return try await renewal.value } catch { throw error as? ProviderSyncError ?? .store("\(error)") }
+        }
         if let tokens = provider.tokens, !Self.expiring(tokens, at: clock()) { return tokens.accessToken }
         return try await renew(reason: provider.tokens == nil ? "no token yet" : "the access token expired")
     }
