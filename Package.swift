@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "ProviderSync",
             dependencies: [
-                "HealthStoreCore", "HealthImport", "OutboundHTTP", "SMARTAuthorization", "FHIR", "ClinicalRecords", "NetworkAddresses", "ByteEncodings",
+                "HealthStoreCore", "OutboundHTTP", "SMARTAuthorization", "FHIR", "ClinicalRecords", "NetworkAddresses",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,3 @@
-import ClinicalRecords
 import FHIR
 import Foundation
 

@@ -1,4 +1,3 @@
-import ByteEncodings
 import Foundation
 import HealthStoreCore
 import OutboundHTTP
