@@ -275,7 +275,12 @@ def check_tokens(s, log):
     bad = [e for e in fhir if not (e.get("auth_scheme") == "Bearer" and e.get("token") in issued)]
     check(fhir and not bad, f"all {len(fhir)} FHIR requests carry a Bearer token the server issued",
           f"{len(bad)} did not, e.g. {bad[:1]}")
-    leaked = [e for e in log if "access_token" in (e.get("query") or "") or "rt-" in (e.get("query") or "") or "at-" in (e.get("query") or "")]
+    # The server's tokens start "at-" and "rt-"; a random state or verifier may hold those
+    # letters inside it, so values are compared whole, not searched.
+    def leaks(query):
+        pairs = urllib.parse.parse_qsl(query or "", keep_blank_values=True)
+        return any(k in ("access_token", "refresh_token") or v.startswith(("at-", "rt-")) for k, v in pairs)
+    leaked = [e for e in log if leaks(e.get("query"))]
     check(not leaked, "no token ever appears in a URL query", str(leaked[:1]))
 
 
