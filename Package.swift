@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
+        .library(name: "DigitalCovidCertificates", targets: ["DigitalCovidCertificates"]),
         .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
         .library(name: "HealthStoreSQLite", targets: ["HealthStoreSQLite"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
@@ -91,6 +92,18 @@ let package = Package(
         ),
         .target(name: "QRCode", dependencies: ["Deflate"], swiftSettings: strict),
         .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode", "ByteEncodings"], swiftSettings: strict),
+        // EU Digital COVID Certificates (HCERT): base45, CBOR, COSE_Sign1, CWT, the DCC schema, DSC trust lists.
+        .target(
+            name: "DigitalCovidCertificates",
+            dependencies: [
+                "FHIR", "SmartHealthCards", "Deflate", "JOSE",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(name: "qrmatrix", dependencies: ["QRCode"], swiftSettings: strict),
         .target(
             name: "HealthStoreCore",
@@ -117,7 +130,7 @@ let package = Package(
         // sources after files, and hands the engines resources through `ResourceProducer`.
         .target(
             name: "HealthImport",
-            dependencies: ["HealthStoreCore", "CardScanning", "SmartHealthCards", "FHIR", "ClinicalRecords"],
+            dependencies: ["HealthStoreCore", "CardScanning", "SmartHealthCards", "DigitalCovidCertificates", "FHIR", "ClinicalRecords"],
             swiftSettings: strict
         ),
         // The words both front ends (the CLI and the server) share: user parameters into queries,
@@ -183,7 +196,7 @@ let package = Package(
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
-                "ProviderSync", "SMARTAuthorization",
+                "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -220,6 +233,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DigitalCovidCertificatesTests",
+            dependencies: [
+                "DigitalCovidCertificates", "SmartHealthCards", "QRCode", "FHIR", "Deflate", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),

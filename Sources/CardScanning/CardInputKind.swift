@@ -15,6 +15,8 @@ public enum CardInputKind: Sendable, Hashable {
     case qrText
     /// Text shaped like a compact JWS (it may still be malformed).
     case jws
+    /// Text naming an EU DCC: `HC1:` in any case (a lowercase prefix is reported by the DCC check).
+    case dccText
     /// No bytes, or only whitespace.
     case empty
     /// Anything else: nothing a card could be read from.
@@ -34,6 +36,7 @@ public enum CardInputKind: Sendable, Hashable {
         guard let first = text.first else { self = .empty; return }
         if first == UInt8(ascii: "{") { self = .json; return }
         if HealthCardQRText.namesScheme(text) { self = .qrText; return }
+        if Self.namesDCC(text) { self = .dccText; return }
         if text.starts(with: "eyJ".utf8) { self = .jws; return }
         if let end = text.firstIndex(where: { !Base64URL.isAlphabetByte($0) }), end != text.startIndex, text[end] == UInt8(ascii: ".") {
             self = .jws
@@ -42,11 +45,18 @@ public enum CardInputKind: Sendable, Hashable {
         self = .unknown
     }
 
+    /// Whether text starts with the EU DCC prefix `HC1:`, in any case.
+    public static func namesDCC(_ text: some Collection<UInt8>) -> Bool {
+        let head = Array(text.prefix(4))
+        return head.count == 4 && head[0] | 0x20 == UInt8(ascii: "h") && head[1] | 0x20 == UInt8(ascii: "c") && head[2] == UInt8(ascii: "1")
+            && head[3] == UInt8(ascii: ":")
+    }
+
     /// Whether inputs of this kind are cards; `.json` is left out, because JSON that is not
     /// named a card file is more likely FHIR.
     public var isCardContent: Bool {
         switch self {
-        case .png, .qrText, .jws: return true
+        case .png, .qrText, .jws, .dccText: return true
         case .json, .empty, .unknown: return false
         }
     }

@@ -2,9 +2,10 @@ import Foundation
 import QRCode
 import SmartHealthCards
 
-/// Reads SMART Health Cards out of whatever people hand over: PNG images of QR codes, JSON
-/// containers (`.smart-health-card` files, `Parameters` responses), `shc:/` QR text (the chunks
-/// of a multi-QR card in any inputs, in any order) and bare compact JWS.
+/// Reads SMART Health Cards and EU DCCs out of whatever people hand over: PNG images of QR
+/// codes, JSON containers (`.smart-health-card` files, `Parameters` responses), `shc:/` QR text
+/// (the chunks of a multi-QR card in any inputs, in any order), bare compact JWS, and `HC1:`
+/// text. A DCC is handed on as its QR text, marked as such: checking it is the DCC verifier's.
 ///
 /// It is the one reader `verify`, `import` and the server share, so one input gets one answer
 /// everywhere. Its policy: every input accounts for itself — each yields its cards or a
@@ -69,6 +70,9 @@ public struct CardInputReader: Sendable {
         case .json: readContainer(data, input: input, name: name)
         case .qrText: readQRText(String(decoding: data, as: UTF8.self), input: input, name: name, findings: [])
         case .jws: found.append(CardReading(inputs: [input], origin: name, fromQR: false, warnings: [], result: .success(String(decoding: data, as: UTF8.self))))
+        case .dccText:
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            found.append(CardReading(format: .euDigitalCOVIDCertificate, inputs: [input], origin: name, fromQR: false, warnings: [], result: .success(text)))
         case .empty: fail(input, name, .empty)
         case .unknown: fail(input, name, .notACard)
         }
@@ -117,13 +121,17 @@ public struct CardInputReader: Sendable {
         }
     }
 
-    /// Every `shc:` QR code in an image; codes of other kinds (a menu, a website) are passed over.
+    /// Every `shc:` and `HC1:` QR code in an image; codes of other kinds (a menu, a website) are passed over.
     private mutating func readImage(_ data: Data, input: Int, name: String) {
         let symbols: [DecodedQR]
         do { symbols = try QRReader.read(png: data, limits: limits.png) } catch { return fail(input, name, .unreadableImage("\(error)")) }
         let cards = symbols.filter { HealthCardQRText.namesScheme($0.text.utf8) }
+        let certificates = symbols.filter { CardInputKind.namesDCC($0.text.utf8) }
         guard !symbols.isEmpty else { return fail(input, name, .noQRCode) }
-        guard !cards.isEmpty else { return fail(input, name, .noCardQRCode(count: symbols.count)) }
+        guard !cards.isEmpty || !certificates.isEmpty else { return fail(input, name, .noCardQRCode(count: symbols.count)) }
+        for qr in certificates {
+            found.append(CardReading(format: .euDigitalCOVIDCertificate, inputs: [input], origin: name, fromQR: true, warnings: [], result: .success(qr.text)))
+        }
         for qr in cards {
             readQRText(qr.text, input: input, name: name, findings: CardImageReader.shapeFindings(qr))
         }

@@ -1,9 +1,10 @@
 import CardScanning
+import DigitalCovidCertificates
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
 
-/// Imports SMART Health Cards from files, verified on the way in.
+/// Imports SMART Health Cards and EU DCCs from files, verified on the way in.
 ///
 /// What a file holds is the card-input reader's to say, so `import` and `verify` agree on every
 /// input. A card that fails verification is refused unless unverified cards are allowed, in
@@ -76,6 +77,15 @@ struct CardImporter: Sendable {
         let time = options.verificationTime ?? store.clock.now
         var records: [(VerifiableClinicalRecord, CardStatus)] = []
         for reading in readings {
+            if reading.format == .euDigitalCOVIDCertificate, case .success(let text) = reading.result {
+                let report = (options.dccVerifier ?? DCCVerifier(trustList: DSCTrustList())).verify(text, origin: reading.origin, at: time)
+                guard let record = report.record, report.isValid || options.allowUnverified else {
+                    let why = report.errors.map(\.description).joined(separator: "; ")
+                    return failure(path, bytes, .cardNotVerified(why.isEmpty ? "dcc.claims: the payload holds no vaccination, test or recovery" : why))
+                }
+                records.append((record, report.isValid ? .verified(trusted: report.isTrusted) : .unverified(codes: report.errors.map(\.code.rawValue))))
+                continue
+            }
             let report = await verifier.verify(reading.card, at: time)
             guard let record = report.record, report.isValid || options.allowUnverified else {
                 return failure(path, bytes, .cardNotVerified(report.errors.map(\.description).joined(separator: "; ")))

@@ -1,4 +1,5 @@
 import ClinicalRecords
+import DigitalCovidCertificates
 import FHIR
 import Foundation
 import HealthStoreCore
@@ -28,6 +29,9 @@ public struct RecordImporter: Sendable {
         public var maxBundleEntries: Int
         /// Verifies SMART Health Cards on the way in; without one, card files fail.
         public var cardVerifier: SmartHealthCardVerifier?
+        /// Verifies EU DCCs on the way in against its DSC trust list; without one, DCCs are
+        /// checked against an empty list (so none verifies).
+        public var dccVerifier: DCCVerifier?
         /// Store cards that fail verification, marked unverified, instead of failing the file.
         public var allowUnverified = false
         /// The time cards are verified at; the store's clock when `nil`.

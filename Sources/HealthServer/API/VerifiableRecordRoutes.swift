@@ -22,6 +22,7 @@ struct VerifiableRecordRoutes {
         let relevantDateFrom: String?
         let relevantDateTo: String?
         let redirectUri: String?
+        let sourceTypes: [String]?
     }
 
     func register(on group: RouterGroup<HealthRequestContext>) {
@@ -32,9 +33,10 @@ struct VerifiableRecordRoutes {
             parameters[.recordTypes] = body.recordTypes
             parameters.set(.relevantDateFrom, body.relevantDateFrom)
             parameters.set(.relevantDateTo, body.relevantDateTo)
+            parameters[.sourceTypes] = body.sourceTypes ?? []
             let query = try VerifiableRecordQuery(parameters: parameters, requireRecordTypes: true)
             let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
-            let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: query.recordTypes, relevantDate: query.relevantDate)
+            let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: query.recordTypes, relevantDate: query.relevantDate, sourceTypes: query.sourceTypes)
             guard let r = state.pending.addCards(vr, redirectURI: redirect) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SmartHealthCards
 
 /// An app's request for verifiable records (HealthKit's `HKVerifiableClinicalRecordQuery`):
 /// record types every offered card must have, and an optional interval for the relevant date.
@@ -10,17 +11,21 @@ public struct VerifiableRecordRequest: Sendable, Hashable {
     public let recordTypes: [String]
     /// The interval the card's relevant date must lie in, if any.
     public let relevantDate: DateInterval?
+    /// The kinds of record asked for (SMART Health Cards, EU DCCs); empty for any.
+    public let sourceTypes: [VerifiableClinicalRecord.SourceType]
 
-    /// Makes a request; an empty `recordTypes` accepts any card, and a `nil` interval any relevant date.
-    public init(appID: String, recordTypes: [String], relevantDate: DateInterval? = nil) {
+    /// Makes a request; an empty `recordTypes` accepts any card, a `nil` interval any relevant
+    /// date, and an empty `sourceTypes` any kind of record.
+    public init(appID: String, recordTypes: [String], relevantDate: DateInterval? = nil, sourceTypes: [VerifiableClinicalRecord.SourceType] = []) {
         self.appID = appID
         self.recordTypes = recordTypes
         self.relevantDate = relevantDate
+        self.sourceTypes = sourceTypes
     }
 
     /// The store query for the cards to offer (verified ones only).
     var query: VerifiableRecordQuery {
-        VerifiableRecordQuery(recordTypes: recordTypes, relevantDate: relevantDate, includeUnverified: false)
+        VerifiableRecordQuery(recordTypes: recordTypes, relevantDate: relevantDate, includeUnverified: false, sourceTypes: sourceTypes)
     }
 }
 

@@ -10,7 +10,9 @@ extension DatabaseHealthStore {
             let sealer = w.sealer
             var outcome = CardSaveOutcome()
             for (record, status) in records {
-                let identity = sealer.identityKey(["smart-health-card", record.jws])
+                // A card's identity is its JWS; a DCC's its QR text, under its own label.
+                let label = record.sourceType == .smartHealthCard ? "smart-health-card" : "eu-dcc"
+                let identity = sealer.identityKey([label, record.jws])
                 let statusDetail = try sealer.seal(Data(JSONWriter.minified(VerifiableRecordCoding.status(status))))
                 var find = w.sql("SELECT id, status, status_detail FROM verifiable_record WHERE ")
                 find += find.scope() + " AND identity = " + find.bind(identity)

@@ -6,13 +6,17 @@ import SmartHealthCards
 /// How cards are written to and read from rows.
 package enum VerifiableRecordCoding {
     package static func details(_ r: VerifiableClinicalRecord) -> JSONValue {
-        .object(JSONObject([
-            "issuer": .string(r.issuerIdentifier),
-            "fullName": .string(r.subject.fullName),
-            "dateOfBirth": r.subject.dateOfBirth.map { .string($0.text) } ?? .null,
-            "itemNames": .array(r.itemNames.map(JSONValue.string)),
-            "fhirResourceTypes": .array(r.fhirResourceTypes.map(JSONValue.string)),
-        ]))
+        var members = [
+            JSONMember("issuer", .string(r.issuerIdentifier)),
+            JSONMember("fullName", .string(r.subject.fullName)),
+            JSONMember("dateOfBirth", r.subject.dateOfBirth.map { .string($0.text) } ?? .null),
+            JSONMember("itemNames", .array(r.itemNames.map(JSONValue.string))),
+            JSONMember("fhirResourceTypes", .array(r.fhirResourceTypes.map(JSONValue.string))),
+        ]
+        // Rows written before DCCs had neither member: they are cards.
+        if r.sourceType != .smartHealthCard { members.append(JSONMember("sourceType", .string(r.sourceType.rawValue))) }
+        if let payload = r.decodedPayload { members.append(JSONMember("payload", payload)) }
+        return .object(JSONObject(members))
     }
 
     package static func status(_ s: CardStatus) -> JSONValue {
@@ -43,7 +47,9 @@ package enum VerifiableRecordCoding {
             expirationDate: expiration.map(Date.init(timeIntervalSince1970:)),
             itemNames: details.list("itemNames").compactMap(\.stringValue),
             dataRepresentation: try sealer.open(jws),
-            fhirResourceTypes: details.list("fhirResourceTypes").compactMap(\.stringValue))
+            fhirResourceTypes: details.list("fhirResourceTypes").compactMap(\.stringValue),
+            sourceType: details.string("sourceType").flatMap(VerifiableClinicalRecord.SourceType.init(rawValue:)) ?? .smartHealthCard,
+            decodedPayload: details["payload"])
         return StoredVerifiableRecord(
             identifier: Hex.encode(identity), record: record,
             status: try status(name: statusName, detail: sealer.open(statusDetail)),

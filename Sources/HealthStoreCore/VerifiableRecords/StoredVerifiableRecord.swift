@@ -42,18 +42,24 @@ public struct VerifiableRecordQuery: Sendable, Hashable {
     public var relevantDate: DateInterval?
     /// Whether cards stored unverified are returned too.
     public var includeUnverified: Bool
+    /// The kinds of record to return (HealthKit 15.4's `sourceTypes`); empty for any.
+    public var sourceTypes: [VerifiableClinicalRecord.SourceType]
 
     /// Makes a query; the defaults match every stored card, unverified ones included.
-    public init(recordTypes: [String] = [], relevantDate: DateInterval? = nil, includeUnverified: Bool = true) {
+    public init(
+        recordTypes: [String] = [], relevantDate: DateInterval? = nil, includeUnverified: Bool = true, sourceTypes: [VerifiableClinicalRecord.SourceType] = []
+    ) {
         self.recordTypes = recordTypes
         self.relevantDate = relevantDate
         self.includeUnverified = includeUnverified
+        self.sourceTypes = sourceTypes
     }
 
     /// Whether a record matches: every record type present, a relevant date inside the interval, verified
-    /// unless ``includeUnverified``.
+    /// unless ``includeUnverified``, of one of the ``sourceTypes`` when any are named.
     public func matches(_ r: StoredVerifiableRecord) -> Bool {
         if !includeUnverified, case .unverified = r.status { return false }
+        if !sourceTypes.isEmpty, !sourceTypes.contains(r.record.sourceType) { return false }
         if !recordTypes.allSatisfy(r.record.recordTypes.contains) { return false }
         if let interval = relevantDate {
             guard let d = r.record.relevantDate, interval.contains(d) else { return false }

@@ -1,7 +1,7 @@
 import HealthStoreCore
 import SmartHealthCards
 
-/// Verifiable clinical records (SMART Health Cards) as both front ends write them.
+/// Verifiable clinical records (SMART Health Cards and EU DCCs) as both front ends write them.
 ///
 /// An app gets what HealthKit hands it (`HKVerifiableClinicalRecord`): the card's fields and
 /// `dataRepresentation`, the compact JWS it verifies itself. The owner also sees what only the
@@ -30,6 +30,7 @@ public enum CardJSON {
             ("relevantDate", .date(r.relevantDate)),
             ("expirationDate", .date(r.expirationDate)),
         ]
+        if let payload = r.decodedPayload { members.append(("payload", .value(payload))) }
         if reader == .owner {
             members += [("addedDate", .date(c.addedDate)), ("status", .string(c.status.name))]
             switch c.status {

@@ -39,4 +39,6 @@ public struct ParameterName: RawRepresentable, Hashable, Sendable, ExpressibleBy
     public static let relevantDateFrom: ParameterName = "relevantDateFrom"
     /// The end of the range on a card's relevant date.
     public static let relevantDateTo: ParameterName = "relevantDateTo"
+    /// Kinds of verifiable record: `SMARTHealthCard`, `EUDigitalCOVIDCertificate`.
+    public static let sourceTypes: ParameterName = "sourceTypes"
 }

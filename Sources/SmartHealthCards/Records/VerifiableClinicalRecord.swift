@@ -2,8 +2,8 @@ import ClinicalRecords
 import FHIR
 import Foundation
 
-/// A verifiable clinical record: a signed SMART Health Card, as HealthKit's
-/// `HKVerifiableClinicalRecord` presents it.
+/// A verifiable clinical record: a signed SMART Health Card or EU Digital COVID Certificate, as
+/// HealthKit's `HKVerifiableClinicalRecord` presents it.
 public struct VerifiableClinicalRecord: Sendable, Hashable {
     /// The person the record is about (a card carries only minimal identity).
     public struct Subject: Sendable, Hashable {
@@ -20,9 +20,11 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
     }
 
     /// Where a verifiable record comes from.
-    public enum SourceType: String, Sendable, Hashable, Codable {
-        /// A SMART Health Card, the only kind of verifiable record this package reads.
+    public enum SourceType: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A SMART Health Card.
         case smartHealthCard = "SMARTHealthCard"
+        /// An EU Digital COVID Certificate (HCERT).
+        case euDigitalCOVIDCertificate = "EUDigitalCOVIDCertificate"
     }
 
     /// The card's types: its `vc.type` URIs, plus the types its contents imply
@@ -43,10 +45,15 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
     public let expirationDate: Date?
     /// Names of the contained items, e.g. "COVID-19, mRNA, LNP-S, PF, 30 mcg/0.3 mL dose".
     public let itemNames: [String]
-    /// Always a SMART Health Card here.
+    /// What kind of signed artifact the record is.
     public let sourceType: SourceType
-    /// The compact JWS bytes.
+    /// The signed artifact: a card's compact JWS, or a DCC's QR text (`HC1:…`). HealthKit hands
+    /// apps only the CWT of a DCC, which cannot be verified without its signature; the QR text
+    /// can.
     public let dataRepresentation: Data
+    /// A DCC's decoded payload (`ver`, `nam`, `dob`, `v`/`t`/`r`); `nil` for a card, whose
+    /// contents are its FHIR bundle.
+    public let decodedPayload: JSONValue?
     /// The FHIR resource types the card's bundle holds (Immunization, Observation…).
     public let fhirResourceTypes: [String]
 
@@ -94,13 +101,15 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         self.itemNames = items
         self.sourceType = .smartHealthCard
         self.dataRepresentation = Data(jws.utf8)
+        self.decodedPayload = nil
         self.fhirResourceTypes = types
     }
 
     /// Makes a record from stored parts.
     public init(
         recordTypes: [String], issuerIdentifier: String, subject: Subject, issuedDate: Date, relevantDate: Date?, expirationDate: Date?,
-        itemNames: [String], dataRepresentation: Data, fhirResourceTypes: [String]
+        itemNames: [String], dataRepresentation: Data, fhirResourceTypes: [String], sourceType: SourceType = .smartHealthCard,
+        decodedPayload: JSONValue? = nil
     ) {
         self.recordTypes = recordTypes
         self.issuerIdentifier = issuerIdentifier
@@ -109,12 +118,13 @@ public struct VerifiableClinicalRecord: Sendable, Hashable {
         self.relevantDate = relevantDate
         self.expirationDate = expirationDate
         self.itemNames = itemNames
-        self.sourceType = .smartHealthCard
+        self.sourceType = sourceType
         self.dataRepresentation = dataRepresentation
+        self.decodedPayload = decodedPayload
         self.fhirResourceTypes = fhirResourceTypes
     }
 
-    /// The compact JWS as text, decoded from ``dataRepresentation`` as UTF-8.
+    /// The compact JWS (or a DCC's QR text) as text, decoded from ``dataRepresentation`` as UTF-8.
     public var jws: String { String(decoding: dataRepresentation, as: UTF8.self) }
 
     static func fullName(_ t: JSONTape, _ patient: Int) -> String {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DigitalCovidCertificates
 import Foundation
 import JOSE
 import OutboundHTTP
@@ -20,6 +21,11 @@ struct CardVerificationOptions: ParsableArguments {
 
     @Option(name: .customLong("x5c-root"), help: ArgumentHelp("A PEM root certificate for x5c chains; repeatable.", valueName: "CERT.pem"))
     var x5cRoots: [String] = []
+
+    @Option(
+        name: .customLong("dsc"),
+        help: ArgumentHelp("An EU DCC Document Signer Certificate (PEM, DER or base64 DER; a file may hold several); repeatable.", valueName: "FILE"))
+    var documentSigners: [String] = []
 
     @Option(help: ArgumentHelp("Verify as of this time: ISO 8601 or seconds since 1970 (default: now).", valueName: "DATE"))
     var at: String?
@@ -81,6 +87,21 @@ struct CardVerificationOptions: ParsableArguments {
         return SmartHealthCardVerifier(
             keys: CachingKeySource(KeySourceChain(sources)), trust: TrustPolicy(allowList: Set(trusted), directory: directoryValue),
             x5c: x5c)
+    }
+
+    /// The EU DCC verifier: the DSCs of `--dsc` are its trust list.
+    func dccVerifier() throws -> DCCVerifier {
+        var list = DSCTrustList()
+        for path in documentSigners {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw CommandFailure.usage("--dsc: cannot read \(path)") }
+            do {
+                for certificate in try DSCTrustList.certificates(in: data) { list.add(certificate) }
+            } catch {
+                throw CommandFailure.usage("--dsc \(path): \(error)")
+            }
+        }
+        return DCCVerifier(trustList: list)
     }
 
     /// `A=B` split at the last `=` that follows a URL (issuer URLs contain no `=`… but paths may).

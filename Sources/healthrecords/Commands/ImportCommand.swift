@@ -52,6 +52,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.source = source.map { RecordSource(identifier: $0) }
         options.fhirVersion = try fhirVersion.map { try FHIRVersion(versionString: $0) }
         options.cardVerifier = try verification.verifier()
+        options.dccVerifier = try verification.dccVerifier()
         options.allowUnverified = allowUnverified
         options.verificationTime = verification.at == nil ? nil : try verification.time()
         let importer = RecordImporter(store: store, options: options)

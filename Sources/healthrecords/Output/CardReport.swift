@@ -16,6 +16,7 @@ enum CardReportJSON {
             ]))
         } ?? .null
         return .object(JSONObject([
+            "format": .string("smart-health-card"),
             "origin": .string(r.origin),
             "valid": .bool(r.isValid),
             "issuer": JSONOutput.string(r.payload?.issuer),
