@@ -15,7 +15,8 @@ public enum CardInputKind: Sendable, Hashable {
     case qrText
     /// Text shaped like a compact JWS (it may still be malformed).
     case jws
-    /// Text naming an EU DCC: `HC1:` in any case (a lowercase prefix is reported by the DCC check).
+    /// Text naming an EU DCC: `HC1:` in any case, or base45 text with a wrong or missing prefix
+    /// (both reported by the DCC check as `dcc.prefix`).
     case dccText
     /// No bytes, or only whitespace.
     case empty
@@ -36,7 +37,7 @@ public enum CardInputKind: Sendable, Hashable {
         guard let first = text.first else { self = .empty; return }
         if first == UInt8(ascii: "{") { self = .json; return }
         if HealthCardQRText.namesScheme(text) { self = .qrText; return }
-        if Self.namesDCC(text) { self = .dccText; return }
+        if Self.namesDCC(text) || Self.looksLikeDCC(text) { self = .dccText; return }
         if text.starts(with: "eyJ".utf8) { self = .jws; return }
         if let end = text.firstIndex(where: { !Base64URL.isAlphabetByte($0) }), end != text.startIndex, text[end] == UInt8(ascii: ".") {
             self = .jws
@@ -51,6 +52,23 @@ public enum CardInputKind: Sendable, Hashable {
         return head.count == 4 && head[0] | 0x20 == UInt8(ascii: "h") && head[1] | 0x20 == UInt8(ascii: "c") && head[2] == UInt8(ascii: "1")
             && head[3] == UInt8(ascii: ":")
     }
+
+    /// Whether text is shaped like a DCC's QR text with a wrong or missing prefix: two letters,
+    /// a digit and a colon (`HC2:`), or none, before at least 40 characters of base45 (uppercase
+    /// letters, digits and ` $%*+-./:`) up to the end or a line break. Such text is handed to
+    /// the DCC check, which names the prefix as what is wrong, rather than reported as no card.
+    public static func looksLikeDCC(_ text: some Collection<UInt8>) -> Bool {
+        var body = Array(text.prefix(4096))
+        if body.count >= 4, body[0] | 0x20 >= UInt8(ascii: "a"), body[0] | 0x20 <= UInt8(ascii: "z"), body[1] | 0x20 >= UInt8(ascii: "a"),
+            body[1] | 0x20 <= UInt8(ascii: "z"), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(body[2]), body[3] == UInt8(ascii: ":")
+        {
+            body.removeFirst(4)
+        }
+        let line = body.prefix { $0 != 0x0A && $0 != 0x0D }
+        return line.count >= 40 && line.allSatisfy { base45Bytes.contains($0) }
+    }
+
+    private static let base45Bytes = Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".utf8)
 
     /// Whether inputs of this kind are cards; `.json` is left out, because JSON that is not
     /// named a card file is more likely FHIR.

@@ -129,12 +129,36 @@ struct PersonRoutes {
             ok = true
         case .unverified(let codes): status = "Not verified: " + codes.joined(separator: ", ")
         }
+        let dcc = c.record.sourceType == .euDigitalCOVIDCertificate
         return [
+            "kind": dcc ? "EU Digital COVID Certificate" : "SMART Health Card", "dcc": dcc, "entry": dccEntry(c.record),
             "id": c.identifier, "issuer": c.record.issuerIdentifier, "subject": c.record.subject.fullName,
             "birth": c.record.subject.dateOfBirth?.text ?? "", "items": c.record.itemNames, "types": c.record.recordTypes.joined(separator: ", "),
             "relevant": c.record.relevantDate.map(shortDate) ?? "—", "issued": shortDate(c.record.issuedDate),
             "expires": c.record.expirationDate.map(shortDate) ?? "never", "status": status, "verified": ok,
         ]
+    }
+
+    /// The fields of a DCC's one entry (`v[0]`, `t[0]` or `r[0]`), named as the EU's
+    /// certificate template names them, for the details page; empty for a card.
+    static func dccEntry(_ r: VerifiableClinicalRecord) -> [[String: String]] {
+        guard let payload = r.decodedPayload?.objectValue else { return [] }
+        let labels: [(String, String)] = [
+            ("tg", "Disease"), ("vp", "Vaccine type"), ("mp", "Product"), ("ma", "Manufacturer"), ("dn", "Dose"), ("sd", "Doses in series"),
+            ("dt", "Vaccinated on"), ("tt", "Test type"), ("nm", "Test name"), ("sc", "Sample taken"), ("tr", "Result"), ("tc", "Test centre"),
+            ("fr", "First positive test"), ("df", "Valid from"), ("du", "Valid until"), ("co", "Country"), ("is", "Issued by"), ("ci", "Certificate identifier"),
+        ]
+        guard let entry = ["v", "t", "r"].lazy.compactMap({ payload[$0]?.arrayValue?.first?.objectValue }).first else { return [] }
+        return labels.compactMap { key, label in
+            guard let value = entry[key] else { return nil }
+            let text: String
+            switch value {
+            case .string(let s): text = s
+            case .number(let n): text = n.description
+            default: return nil
+            }
+            return ["label": label, "value": text]
+        }
     }
 
     /// A page with the layout's values (signed in, the form token).
