@@ -183,3 +183,37 @@ import Testing
         return same == expected ? .pass : .fail(same ? "reads as PREFIX although it should not" : "reads as \(texts.first.map { String($0.prefix(40)) } ?? "nothing")")
     }
 }
+
+/// Beyond the harness's step-by-step checks: a certificate the member states call good in every
+/// step verifies end to end from its QR text with our verifier, at their validation clock.
+@Suite struct MemberStateEndToEndTests {
+    static let steps = [
+        "EXPECTEDUNPREFIX", "EXPECTEDB45DECODE", "EXPECTEDCOMPRESSION", "EXPECTEDDECODE", "EXPECTEDVERIFY", "EXPECTEDEXPIRATIONCHECK",
+        "EXPECTEDKEYUSAGE", "EXPECTEDSCHEMAVALIDATION",
+    ]
+
+    @Test func goodCertificatesVerifyFromTheirQRText() throws {
+        var checked = 0
+        var failures: [String] = []
+        var algorithms: Set<String> = []
+        for c in MemberStateCase.all {
+            guard c.expected("EXPECTEDVERIFY") == true, c.expected("EXPECTEDEXPIRATIONCHECK") == true, let clock = c.validationClock,
+                Self.steps.allSatisfy({ c.expected($0) != false }), let text = c.string("PREFIX"),
+                !MemberStateHarnessTests.steps.contains(where: { KnownIssues.shared.contains($0.0, c) }),
+                let dsc = MemberStateHarnessTests.dsc(c)
+            else { continue }
+            checked += 1
+            let report = DCCVerifier(trustList: DSCTrustList([dsc])).verify(text, origin: c.description, at: clock)
+            // Six Spanish cases sign with a DSC whose extended key usages are TLS client and
+            // e-mail only; under the harness's rule (kept by the verifier) such a DSC signs no
+            // DCC kind, and those cases do not test key usage.
+            let errors = c.expected("EXPECTEDKEYUSAGE") == nil ? report.errors.filter { $0.code != .dccKeyUsage } : report.errors
+            if !errors.isEmpty { failures.append("\(c): \(errors.map(\.description).joined(separator: "; "))") }
+            if let a = report.algorithm { algorithms.insert(a.name) }
+            if errors.isEmpty, report.record == nil { failures.append("\(c): valid but no record") }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of \(checked) failed:\n\(failures.joined(separator: "\n"))")
+        #expect(checked >= 40, "only \(checked) cases are good in every step")
+        #expect(algorithms == ["ES256", "PS256"])
+    }
+}
