@@ -4,6 +4,7 @@ import Foundation
 import HealthImport
 import HealthStoreCore
 import HealthStoreSQLite
+import SmartHealthCards
 import Testing
 import TestSupport
 
@@ -56,6 +57,30 @@ import TestSupport
         #expect(!sourceRecords.isEmpty)
         let again = await RecordImporter(store: reopened).importPaths([synthea])
         #expect(again.totals.unchanged == report.totals.inserted && again.totals.inserted == 0)
+    }
+
+    @Test func anEUDCCsPayloadAndQRTextAreSealedAndComeBackWhole() async throws {
+        let path = dir.path("dcc.sqlite")
+        let store = try await SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"), kdf: .testing)
+        let payload = try JSONReader().read(Data(#"{"ver":"1.3.0","nam":{"fn":"Zwiebelfisch","fnt":"ZWIEBELFISCH"},"dob":"1964-08-12","v":[{"ci":"URN:UVCI:01DE/SECRETMARKER#W"}]}"#.utf8))
+        let day = Date(timeIntervalSince1970: 1_622_246_400)
+        let record = VerifiableClinicalRecord(
+            recordTypes: ["https://smarthealth.cards#immunization", "https://smarthealth.cards#covid19"], issuerIdentifier: "DE",
+            subject: .init(fullName: "Erika Zwiebelfisch", dateOfBirth: nil), issuedDate: day, relevantDate: day, expirationDate: nil,
+            itemNames: ["COVID-19 vaccination: Comirnaty"], dataRepresentation: Data("HC1:QRTEXTMARKER".utf8), fhirResourceTypes: [],
+            sourceType: .euDigitalCOVIDCertificate, decodedPayload: payload)
+        #expect(try await store.saveVerifiableRecords([(record, .verified(trusted: true))]).inserted == 1)
+        // The same bytes as a card would be another record: identities are kept apart by kind.
+        let card = VerifiableClinicalRecord(
+            recordTypes: record.recordTypes, issuerIdentifier: "DE", subject: record.subject, issuedDate: day, relevantDate: day,
+            expirationDate: nil, itemNames: [], dataRepresentation: record.dataRepresentation, fhirResourceTypes: [])
+        #expect(try await store.saveVerifiableRecords([(card, .verified(trusted: true))]).inserted == 1)
+        let files = try bytes(of: path)
+        for marker in ["Zwiebelfisch", "SECRETMARKER", "QRTEXTMARKER", "Comirnaty", "EUDigitalCOVIDCertificate"] { #expect(!contains(files, marker), "\(marker)") }
+        let reopened = try await SQLiteHealthStore(path: path, credentials: .passphrase("correct horse battery staple"))
+        let back = try await reopened.verifiableRecords(VerifiableRecordQuery(sourceTypes: [.euDigitalCOVIDCertificate]))
+        #expect(back.map(\.record) == [record])
+        #expect(try await reopened.verifiableRecords(VerifiableRecordQuery(sourceTypes: [.smartHealthCard])).map(\.record.sourceType) == [.smartHealthCard])
     }
 
     @Test func aLockedStoreRefusesEveryRead() async throws {
