@@ -27,12 +27,7 @@ struct PersonRoutes {
                 let records = try await state.store.records(RecordQuery(type: type, limit: limit, sort: RecordSort(.clinical, ascending: false)))
                 groups.append([
                     "title": type.title, "type": type.name, "total": total, "more": total > records.count && chosen == nil,
-                    "records": records.map { r -> [String: Any] in
-                        [
-                            "name": r.displayName, "date": Self.shortDate(r.clinicalDate), "source": r.source.name,
-                            "resource": "\(r.fhirResource.resourceType.rawValue)",
-                        ]
-                    },
+                    "records": records.map(recordRow),
                 ])
             }
             return page(context, "timeline", ["title": chosen?.title ?? "Health records", "groups": groups, "empty": groups.isEmpty, "filtered": chosen != nil])
@@ -117,6 +112,17 @@ struct PersonRoutes {
                 ]
             },
             "hasAudit": !audit.isEmpty,
+        ]
+    }
+
+    /// A record as a list shows it: its name linking to its page, its value and flag for a
+    /// result, its date and the provider it came from.
+    func recordRow(_ r: ClinicalRecord) -> [String: Any] {
+        let details = RecordDetails(record: r)
+        return [
+            "name": r.displayName, "link": RecordPageRoutes.link(r.identity), "date": Self.shortDate(r.clinicalDate), "source": r.source.name,
+            "resource": r.fhirResource.resourceType.rawValue, "value": details.values.first?.text ?? "", "hasValue": !details.values.isEmpty,
+            "flag": details.flag.flatMap { $0.isFlagged ? $0.text : nil } ?? "", "flagged": details.flag?.isFlagged ?? false,
         ]
     }
 

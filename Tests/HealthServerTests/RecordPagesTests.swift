@@ -1,0 +1,81 @@
+import Foundation
+import HealthServer
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The person's record pages: a result with its value, unit, range and flag; its trend as an
+/// SVG with one point per result; the summary; search by name and code, with filters and pages.
+@Suite struct RecordPagesTests {
+    static func glucose(_ id: String, _ date: String, _ value: String, interpretation: String? = nil) -> String {
+        let flag = interpretation.map { #","interpretation":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation","code":"\#($0)"}]}]"# } ?? ""
+        return #"""
+            {"resourceType":"Observation","id":"\#(id)","status":"final","category":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/observation-category","code":"laboratory"}]}],
+             "code":{"coding":[{"system":"http://loinc.org","code":"2339-0","display":"Glucose [Mass/volume] in Blood"}]},
+             "effectiveDateTime":"\#(date)","valueQuantity":{"value":\#(value),"unit":"mg/dL","system":"http://unitsofmeasure.org","code":"mg/dL"},
+             "referenceRange":[{"low":{"value":70,"unit":"mg/dL"},"high":{"value":99,"unit":"mg/dL"}}],
+             "performer":[{"display":"Acme Laboratory"}]\#(flag)}
+            """#
+    }
+
+    static let report = #"""
+        {"resourceType":"DiagnosticReport","id":"r1","status":"final","category":[{"coding":[{"code":"LAB"}]}],
+         "code":{"text":"Metabolic panel"},"effectiveDateTime":"2021-03-01","result":[{"reference":"Observation/g3"},{"reference":"Observation/elsewhere","display":"Not here"}]}
+        """#
+
+    @Test(arguments: ServerEngine.all)
+    func aResultsPageTrendSummaryAndSearch(engine: ServerEngine) async throws {
+        let w = try await ServerWorld(engine)
+        try await w.importResources([
+            Self.glucose("g1", "2021-01-01", "88"), Self.glucose("g2", "2021-02-01", "104", interpretation: "H"), Self.glucose("g3", "2021-03-01", "95"),
+            Self.report, Fixtures.record(.condition, id: "c1", text: "Asthma"),
+        ])
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let timeline = try await client.call(.get, "/", cookie: cookie).text
+            #expect(timeline.contains("104 mg/dL") && timeline.contains(">High<"))
+            let link = try #require(timeline.firstMatch(of: #/href="(/record\?source=clinic&amp;type=Observation&amp;id=g2)"/#)).output.1
+            let page = try await client.call(.get, String(link).replacingOccurrences(of: "&amp;", with: "&"), cookie: cookie).text
+            #expect(page.contains("104 mg/dL") && page.contains("70–99 mg/dL") && page.contains("High"))
+            #expect(page.contains("2339-0") && page.contains("Glucose [Mass/volume] in Blood") && page.contains("LOINC"))
+            #expect(page.contains("Acme Laboratory") && page.contains("<details") && page.contains("&quot;resourceType&quot;"))
+            #expect(!page.contains("<script"))
+
+            let report = try await client.call(.get, "/record?source=clinic&type=DiagnosticReport&id=r1", cookie: cookie).text
+            #expect(report.contains("Related records") && report.contains("id=g3") && report.contains("95 mg/dL") && report.contains("Not here"))
+
+            let trend = try await client.call(.get, "/trend?key=loinc%3A2339-0", cookie: cookie).text
+            #expect(trend.ranges(of: #"<circle class="point"#).count == 3)
+            #expect(trend.contains(#"class="range""#) && trend.contains("<title id=\"trend-title\">") && trend.contains("<desc id=\"trend-desc\">"))
+            #expect(trend.contains("3 results from 2021-01-01 to 2021-03-01"))
+            #expect(trend.contains("<table class=\"values\">") && trend.contains("104 mg/dL"))
+
+            let summary = try await client.call(.get, "/summary", cookie: cookie).text
+            #expect(summary.contains("Glucose [Mass/volume] in Blood") && summary.contains("95 mg/dL") && summary.contains("↓ down"))
+
+            let byCode = try await client.call(.get, "/search?q=2339-0", cookie: cookie).text
+            #expect(byCode.contains("3 record(s)") && byCode.contains("id=g1"))
+            let byName = try await client.call(.get, "/search?q=asthma&category=condition", cookie: cookie).text
+            #expect(byName.contains("1 record(s)") && byName.contains("Asthma"))
+            let dated = try await client.call(.get, "/search?q=glucose&from=2021-02-01&to=2021-02-01", cookie: cookie).text
+            #expect(dated.contains("1 record(s)") && dated.contains("id=g2"))
+            let nothing = try await client.call(.get, "/search?q=zebra", cookie: cookie).text
+            #expect(nothing.contains("Nothing matches"))
+            #expect(try await client.call(.get, "/record?source=clinic&type=Observation&id=none", cookie: cookie).status == .notFound)
+            #expect(try await client.call(.get, "/trend?key=loinc%3Anone", cookie: cookie).status == .notFound)
+        }
+    }
+
+    @Test func searchPagesThroughManyResults() async throws {
+        let w = try await ServerWorld(.sqlite)
+        try await w.importResources((0..<120).map { Self.glucose("p\($0)", "2020-01-\(String(format: "%02d", $0 % 28 + 1))", "\(80 + $0 % 30)") })
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let first = try await client.call(.get, "/search?q=glucose", cookie: cookie).text
+            #expect(first.contains("120 record(s)") && first.contains("Page 1 of 3") && first.contains("page=2"))
+            #expect(first.ranges(of: "<li>").count == 50)
+            let last = try await client.call(.get, "/search?q=glucose&page=3", cookie: cookie).text
+            #expect(last.contains("Page 3 of 3") && last.ranges(of: "<li>").count == 20 && !last.contains("Next"))
+        }
+    }
+}
