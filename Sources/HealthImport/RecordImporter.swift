@@ -19,6 +19,10 @@ public struct RecordImporter: Sendable {
     public struct Options: Sendable {
         /// The source for every file; `nil` makes each file its own source.
         public var source: RecordSource?
+        /// The name people see for each file's own source (when ``source`` is `nil`); without
+        /// it, a bundle's organization (the one its encounters name as provider, else its first
+        /// named Organization), else the file name.
+        public var sourceName: String?
         /// The FHIR version to read content as; detected when `nil`.
         public var fhirVersion: FHIRVersion?
         /// JSON limits for each document (also caps a JSON file's size).
@@ -154,7 +158,7 @@ public struct RecordImporter: Sendable {
         var bytesDone: Int64 = 0
         // Read and classify the next FHIR file while the current one is written: the two halves
         // use different cores. At most two files are in memory at once.
-        var next: Task<Result<any ResourceProducer, ImportError>, Never>? = fhirFiles.first.map { f in Task { prepare(f) } }
+        var next: Task<Result<PreparedFile, ImportError>, Never>? = fhirFiles.first.map { f in Task { prepare(f) } }
         var fhirDone = 0
         for (position, step) in ordered {
             let result: FileImportResult
@@ -185,11 +189,11 @@ public struct RecordImporter: Sendable {
     }
 
     /// Reads and classifies a JSON file, or opens an NDJSON file for streaming.
-    func prepare(_ file: Candidate) -> Result<any ResourceProducer, ImportError> {
+    func prepare(_ file: Candidate) -> Result<PreparedFile, ImportError> {
         let documents = FHIRDocumentReader(jsonLimits: options.jsonLimits, maxBundleEntries: options.maxBundleEntries, fhirVersion: options.fhirVersion)
         if Self.isNDJSON(file.url) {
             do {
-                return .success(try NDJSONProducer(url: file.url, maxLineBytes: options.maxLineBytes, documents: documents, builder: builder))
+                return .success(PreparedFile(producer: try NDJSONProducer(url: file.url, maxLineBytes: options.maxLineBytes, documents: documents, builder: builder)))
             } catch {
                 return .failure(.unreadable(path: file.url.path, reason: (error as NSError).localizedDescription))
             }
@@ -203,15 +207,23 @@ public struct RecordImporter: Sendable {
         }
         let content: FHIRContent
         do { content = try documents.read(data, sourceURL: nil) } catch { return .failure(error == .notFHIR ? .notFHIR : .fhir(error)) }
-        do { return .success(ResourceList(Self.lastOccurrences(try builder.classify(content)))) } catch { return .failure(.fhir(error)) }
+        do {
+            let items = Self.lastOccurrences(try builder.classify(content))
+            return .success(PreparedFile(producer: ResourceList(items), organizationName: OrganizationName.of(items)))
+        } catch {
+            return .failure(.fhir(error))
+        }
     }
 
     /// Writes a prepared file in one transaction and reports what happened.
-    func store(_ file: Candidate, _ prepared: Result<any ResourceProducer, ImportError>) async -> FileImportResult {
+    func store(_ file: Candidate, _ prepared: Result<PreparedFile, ImportError>) async -> FileImportResult {
         let path = file.url.path
-        let source = options.source ?? RecordSource(identifier: file.url.lastPathComponent)
+        // A file is its own source (FHIR ids are unique only within the system that made them),
+        // named for people after `--source-name`, else the organization the file came from.
+        let organization = (try? prepared.get())?.organizationName
+        let source = options.source ?? RecordSource(identifier: file.url.lastPathComponent, name: options.sourceName ?? organization)
         do {
-            let outcome = try await store.importResources(source: source, from: try prepared.get())
+            let outcome = try await store.importResources(source: source, from: try prepared.get().producer)
             return FileImportResult(path: path, status: .imported, outcome: outcome, source: source.identifier, error: nil, bytes: file.bytes)
         } catch let e as ImportError {
             if e == .notFHIR, !file.explicit {

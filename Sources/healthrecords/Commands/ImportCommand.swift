@@ -12,7 +12,8 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Each file lands in one transaction: all of it or nothing. Folders are searched recursively \
             for *.json, *.ndjson, *.smart-health-card and *.png; there, JSON that is plainly not FHIR is \
-            skipped. Without --source, each file is its own source, named after the file. SMART Health \
+            skipped. Without --source, each file is its own source, shown under --source-name, else the \
+            organization the file's bundle names (its encounters' provider), else the file name. SMART Health \
             Cards (.smart-health-card files, PNG images of their QR codes, shc:/ text, JWS; chunk files \
             given together form one card) are read as verify reads them, verified on the way in, and \
             refused when invalid unless --allow-unverified is given. Files are reported in the order \
@@ -27,6 +28,9 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Option(help: "The source (institution) to file every record under.")
     var source: String?
+
+    @Option(name: .customLong("source-name"), help: ArgumentHelp("The name people see for the source (e.g. the organization's name).", valueName: "NAME"))
+    var sourceName: String?
 
     @Option(help: "Read content as this FHIR version (e.g. 1.0.2 or 4.0.1) instead of detecting it.")
     var fhirVersion: String?
@@ -49,7 +53,8 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await storeOptions.open()
         var options = RecordImporter.Options()
-        options.source = source.map { RecordSource(identifier: $0) }
+        options.source = source.map { RecordSource(identifier: $0, name: sourceName) }
+        options.sourceName = sourceName
         options.fhirVersion = try fhirVersion.map { try FHIRVersion(versionString: $0) }
         options.cardVerifier = try verification.verifier()
         options.dccVerifier = try verification.dccVerifier()
