@@ -181,7 +181,7 @@ let package = Package(
             name: "HealthServer",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
-                "SMARTAuthorization", "ProviderSync",
+                "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -296,8 +296,9 @@ let package = Package(
             name: "HealthServerTests",
             dependencies: [
                 "HealthServer", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
-                "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings",
+                "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), "CardScanning",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -85,6 +85,7 @@ public struct HealthServer: Sendable {
         let person = PersonRoutes(state: state)
         person.register(on: pages)
         RecordPageRoutes(state: state, person: person).register(on: pages)
+        UploadRoutes(state: state, person: person).register(on: pages)
         ConsentRoutes(state: state, person: person).register(on: pages)
         AuthorizeRoutes(state: state, person: person).register(on: router, pages: pages)
         RegistrationRoutes(state: state, person: person).register(on: pages)

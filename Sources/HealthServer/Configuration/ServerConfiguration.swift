@@ -1,4 +1,6 @@
+import DigitalCovidCertificates
 import Foundation
+import SmartHealthCards
 
 /// How a ``HealthServer`` listens, whom it lets in and what it allows.
 public struct ServerConfiguration: Sendable {
@@ -29,6 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var providerSyncInterval: Duration?
     /// Whether providers on this machine may be added over http (tests, a local provider).
     public var allowLoopbackProviders = false
+    /// Verifies SMART Health Cards the person uploads; without one, uploaded cards are refused.
+    public var cardVerifier: SmartHealthCardVerifier?
+    /// Verifies EU DCCs the person uploads against its trust list; without one, none verifies.
+    public var dccVerifier: DCCVerifier?
 
     /// Makes a configuration; the person token is random unless given.
     public init(
@@ -75,6 +81,8 @@ public struct ServerLimits: Sendable {
     public var maxStreamsPerApp: Int
     /// How long an idle connection stays open.
     public var idleTimeout: Duration
+    /// The largest file the person may upload on the pages (a phone photo is a few MiB).
+    public var maxUploadBytes = 16 << 20
 
     /// Makes limits; by default 64 KiB bodies, 30 s requests, 100 requests/s per app (bursts of 200), 1000 records per query.
     public init(

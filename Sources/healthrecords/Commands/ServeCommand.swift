@@ -61,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Log plain text lines instead of JSON.")
     var textLogs = false
 
+    @OptionGroup(title: "Verifying cards and EU DCCs the person uploads") var verification: CardVerificationOptions
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard rateLimit > 0, (burst ?? 1) >= 1 else { throw ValidationError("--rate-limit must be positive and --burst at least 1") }
@@ -80,6 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.observePollInterval = .seconds(1)
         configuration.providerSyncInterval = syncInterval > 0 ? .seconds(syncInterval) : nil
         configuration.allowLoopbackProviders = allowLoopbackProviders
+        configuration.cardVerifier = try verification.verifier()
+        configuration.dccVerifier = try verification.dccVerifier()
         let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)
         let server: HealthServer
         do { server = try await HealthServer(store: store, configuration: configuration, logger: logger) } catch let e as ServerSetupError {

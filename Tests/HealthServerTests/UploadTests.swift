@@ -1,0 +1,157 @@
+import CardScanning
+import Crypto
+import DigitalCovidCertificates
+import FHIR
+import Foundation
+import HealthServer
+import HealthStoreCore
+import Hummingbird
+import HummingbirdTesting
+import SmartHealthCards
+import SwiftASN1
+import Testing
+import TestSupport
+import X509
+
+/// Adding records from the browser: card files, `shc:/` and `HC1:` text, QR images and FHIR files,
+/// verified on the way in with the reports the command line gives; forged and oversized uploads refused.
+@Suite struct UploadTests {
+    static let issuer = "https://spec.smarthealth.cards/examples/issuer"
+
+    static func world(_ engine: ServerEngine, dsc: DocumentSignerCertificate? = nil, maxUpload: Int? = nil) async throws -> ServerWorld {
+        try await ServerWorld(engine) { c in
+            c.cardVerifier = SmartHealthCardVerifier(keys: IssuerFilesKeySource(issuer: issuer, directory: Shared.url("vectors/shc-spec/issuer")))
+            c.dccVerifier = DCCVerifier(trustList: DSCTrustList(dsc.map { [$0] } ?? []))
+            if let maxUpload { c.limits.maxUploadBytes = maxUpload }
+        }
+    }
+
+    /// A multipart body with the form's token, an optional file and optional text.
+    static func multipart(csrf: String, file: (name: String, data: Data)? = nil, text: String? = nil) -> (String, ByteBuffer) {
+        let boundary = "----hr\(UUID().uuidString)"
+        var body = Data()
+        func field(_ name: String, _ value: Data, filename: String? = nil) {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\(filename.map { "; filename=\"\($0)\"" } ?? "")\r\n".utf8)
+            if filename != nil { body += Data("Content-Type: application/octet-stream\r\n".utf8) }
+            body += Data("\r\n".utf8) + value + Data("\r\n".utf8)
+        }
+        field("csrf", Data(csrf.utf8))
+        if let file { field("file", file.data, filename: file.name) }
+        if let text { field("text", Data(text.utf8)) }
+        body += Data("--\(boundary)--\r\n".utf8)
+        return ("multipart/form-data; boundary=\(boundary)", ByteBuffer(bytes: body))
+    }
+
+    static func upload(_ client: some TestClientProtocol, cookie: String, file: (name: String, data: Data)? = nil, text: String? = nil) async throws -> TestResponse {
+        let (_, csrf) = try await client.page("/upload", cookie: cookie)
+        let (type, body) = multipart(csrf: csrf, file: file, text: text)
+        return try await client.execute(uri: "/upload", method: .post, headers: [.contentType: type, .cookie: cookie], body: body)
+    }
+
+    @Test(arguments: ServerEngine.all)
+    func cardsTextImagesAndFHIRFilesAreAddedWithTheirReports(engine: ServerEngine) async throws {
+        let w = try await Self.world(engine)
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let card = try Shared.data("vectors/shc-spec/example-00-e-file.smart-health-card")
+            let first = try await Self.upload(client, cookie: cookie, file: ("example-00.smart-health-card", card)).text
+            #expect(first.contains("Verified and added") && first.contains(Self.issuer), "\(first)")
+            let again = try await Self.upload(client, cookie: cookie, file: ("example-00.smart-health-card", card)).text
+            #expect(again.contains("Verified; already stored"))
+
+            let qr = try String(contentsOf: Shared.url("vectors/shc-spec/example-01-f-qr-code-numeric-value-0.txt"), encoding: .utf8)
+            #expect(try await Self.upload(client, cookie: cookie, text: qr).text.contains("Verified and added"))
+
+            let tampered = try Shared.data("vectors/shc-spec/example-00-d-jws.txt")
+            var bytes = [UInt8](tampered)
+            bytes[bytes.count - 10] = bytes[bytes.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            let bad = try await Self.upload(client, cookie: cookie, file: ("bad.txt", Data(bytes))).text
+            #expect(bad.contains("Not valid; not added") && bad.contains("signature.invalid"))
+
+            let fhir = #"{"resourceType":"Condition","id":"up1","code":{"text":"Uploaded asthma"},"onsetDateTime":"2020-01-01"}"#
+            let imported = try await Self.upload(client, cookie: cookie, file: ("condition.json", Data(fhir.utf8))).text
+            #expect(imported.contains("Imported: 1 new"))
+            #expect(try await client.call(.get, "/search?q=uploaded", cookie: cookie).text.contains("Uploaded asthma"))
+            let junk = try await Self.upload(client, cookie: cookie, file: ("notes.json", Data(#"{"hello":"world"}"#.utf8))).text
+            #expect(junk.contains("Not imported"))
+
+            let cards = try await w.store.verifiableRecords(VerifiableRecordQuery())
+            #expect(cards.count == 2)
+        }
+    }
+
+    @Test func aPNGOfACardAndAnHC1CertificateAreRead() async throws {
+        let signer = try TestDSC.make()
+        let w = try await Self.world(.sqlite, dsc: signer.certificate)
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let png = try QRPNG.of(String(contentsOf: Shared.url("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), encoding: .utf8))
+            let page = try await Self.upload(client, cookie: cookie, file: ("card-photo.png", png)).text
+            #expect(page.contains("Verified and added"), "\(page)")
+            let dcc = try signer.issue()
+            let added = try await Self.upload(client, cookie: cookie, text: dcc).text
+            #expect(added.contains("EU Digital COVID Certificate") && added.contains("Verified and added"), "\(added)")
+            let unknown = try await Self.upload(client, cookie: cookie, text: try TestDSC.make().issue()).text
+            #expect(unknown.contains("dcc.key.notFound"))
+            #expect(try await w.store.verifiableRecords(VerifiableRecordQuery(sourceTypes: [.euDigitalCOVIDCertificate])).count == 1)
+        }
+    }
+
+    @Test func forgedOversizedAndEmptyUploadsChangeNothing() async throws {
+        let w = try await Self.world(.sqlite, maxUpload: 4096)
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let (type, body) = Self.multipart(csrf: "forged", text: "shc:/00")
+            #expect(try await client.execute(uri: "/upload", method: .post, headers: [.contentType: type, .cookie: cookie], body: body).status == .forbidden)
+            let big = try await Self.upload(client, cookie: cookie, file: ("big.json", Data(repeating: 0x20, count: 10_000)))
+            #expect(big.status == .contentTooLarge || big.text.contains("could not be read"), "\(big.status)")
+            let empty = try await Self.upload(client, cookie: cookie).text
+            #expect(empty.contains("Choose a file or paste text first"))
+            // Not multipart at all.
+            #expect(try await client.call(.post, "/upload", form: "csrf=x", cookie: cookie).text.contains("could not be read"))
+            // Without a session the upload page is not reached.
+            #expect(try await client.call(.get, "/upload").status != .ok)
+            #expect(try await w.store.verifiableRecords(VerifiableRecordQuery()).isEmpty)
+        }
+    }
+}
+
+/// A Document Signer made by the tests.
+struct TestDSC {
+    let key: P256.Signing.PrivateKey
+    let certificate: DocumentSignerCertificate
+
+    static func make() throws -> TestDSC {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            CountryName("DE")
+            CommonName("Upload DSC")
+        }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey), notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(86_400 * 800), issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: Certificate.Extensions(), issuerPrivateKey: .init(key))
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return TestDSC(key: key, certificate: try DocumentSignerCertificate(der: serializer.serializedBytes))
+    }
+
+    /// A vaccination certificate valid from an hour ago for a year.
+    func issue() throws -> String {
+        let payload = try JSONReader().read(Data(#"""
+            {"ver":"1.3.0","nam":{"fn":"Musterfrau","fnt":"MUSTERFRAU","gn":"Erika","gnt":"ERIKA"},"dob":"1964-08-12",
+             "v":[{"tg":"840539006","vp":"1119349007","mp":"EU/1/20/1528","ma":"ORG-100030215","dn":2,"sd":2,"dt":"2021-05-29",
+                   "co":"DE","is":"Robert Koch-Institut","ci":"URN:UVCI:01DE/IZ12345A/5CWLU12RNOB9RXSEOP6FG8#W"}]}
+            """#.utf8))
+        let issuer = try DCCIssuer(key: .p256(key), certificate: certificate)
+        return try issuer.issue(payload: CBORValue(json: payload), issuer: "DE", issuedAt: Date().addingTimeInterval(-3600), expiration: Date().addingTimeInterval(86_400 * 365))
+    }
+}
+
+/// A QR code image of text, as a phone would photograph it (here: a clean PNG).
+enum QRPNG {
+    static func of(_ text: String) throws -> Data {
+        try CardQRCode.encode(text.trimmingCharacters(in: .whitespacesAndNewlines)).pngData(moduleSize: 4)
+    }
+}
