@@ -1,5 +1,7 @@
+import ClinicalRecords
 import Foundation
 import HealthServer
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -63,6 +65,22 @@ import Testing
             #expect(nothing.contains("Nothing matches"))
             #expect(try await client.call(.get, "/record?source=clinic&type=Observation&id=none", cookie: cookie).status == .notFound)
             #expect(try await client.call(.get, "/trend?key=loinc%3Anone", cookie: cookie).status == .notFound)
+        }
+    }
+
+    @Test func aDevicesSamplesGetATrendToo() async throws {
+        let w = try await ServerWorld(.sqlite)
+        let meter = RecordSource(identifier: "meter", name: "Glucose meter")
+        let samples = try (0..<5).map { k in
+            try QuantitySample(type: .bloodGlucose, value: "\(100 + k * 3)", unit: "mg/dL", startDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(k) * 86_400), source: meter)
+        }
+        _ = try await w.store.saveSamples(samples)
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let summary = try await client.call(.get, "/summary", cookie: cookie).text
+            #expect(summary.contains("Blood glucose (device)") && summary.contains("112 mg/dL") && summary.contains("↑ up"))
+            let trend = try await client.call(.get, "/trend?key=sample%3Ablood-glucose", cookie: cookie).text
+            #expect(trend.ranges(of: #"<circle class="point"#).count == 5)
         }
     }
 

@@ -28,6 +28,13 @@ public struct RecordDetails: Sendable, Hashable {
         public let high: Double?
         /// As people read it, e.g. `3.9–5.5 mmol/L` or the range's own text.
         public let text: String
+
+        /// Makes a range.
+        public init(low: Double?, high: Double?, text: String) {
+            self.low = low
+            self.high = high
+            self.text = text
+        }
     }
 
     /// A code with the system it belongs to and its name.

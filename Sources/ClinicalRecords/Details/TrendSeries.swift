@@ -12,10 +12,19 @@ public struct TrendSeries: Sendable, Hashable {
         public let value: Double
         /// The value as written, unit included.
         public let text: String
-        /// The record it came from.
-        public let identity: RecordIdentity
+        /// The record it came from; `nil` for a measurement that is not a record (a device's sample).
+        public let identity: RecordIdentity?
         /// Whether its interpretation or range flags it.
         public let flagged: Bool
+
+        /// Makes a point.
+        public init(date: Date, value: Double, text: String, identity: RecordIdentity?, flagged: Bool) {
+            self.date = date
+            self.value = value
+            self.text = text
+            self.identity = identity
+            self.flagged = flagged
+        }
     }
 
     /// What groups the results: `loinc:CODE`, else `name:DISPLAY NAME`.
@@ -28,6 +37,16 @@ public struct TrendSeries: Sendable, Hashable {
     public let points: [Point]
     /// The range of the latest result that has bounds.
     public let range: RecordDetails.Range?
+
+    /// Makes a series of points in date order (for measurements that are not records, such as a
+    /// device's samples).
+    public init(key: String, name: String, unit: String?, points: [Point], range: RecordDetails.Range?) {
+        self.key = key
+        self.name = name
+        self.unit = unit
+        self.points = points.sorted { $0.date < $1.date }
+        self.range = range
+    }
 
     /// The key a record's results are grouped under: its LOINC code, else its display name.
     public static func key(of record: ClinicalRecord, details: RecordDetails) -> String {

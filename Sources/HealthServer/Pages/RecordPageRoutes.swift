@@ -27,12 +27,12 @@ struct RecordPageRoutes {
         }
         group.get("/trend") { request, context -> Response in
             guard let key = request.uri.queryParameters.get("key") else { return person.notFound(context) }
-            let all = try await TrendSeries.series(trendRecords())
+            let all = try await allSeries()
             guard let series = all.first(where: { $0.key == key }) else { return person.notFound(context) }
             return person.page(context, "trend", trendValues(series))
         }
         group.get("/summary") { _, context -> Response in
-            let series = try await TrendSeries.series(trendRecords()).sorted { $0.points.count > $1.points.count }.prefix(Self.summaryCount)
+            let series = try await allSeries().sorted { $0.points.count > $1.points.count }.prefix(Self.summaryCount)
             let items = series.map { s -> [String: Any] in
                 let last = s.points.last
                 let arrow: String
@@ -105,6 +105,26 @@ struct RecordPageRoutes {
 
     // MARK: - Trends
 
+    /// Every series: lab results and vital signs by code, and the device samples by type.
+    func allSeries() async throws -> [TrendSeries] {
+        var series = TrendSeries.series(try await trendRecords())
+        for type in QuantityType.allCases {
+            let samples = try await state.store.samples(QuantitySampleQuery(type: type, limit: Self.scanLimit, sort: SampleSort(.start, ascending: false)))
+            guard let unit = samples.first?.sample.unit else { continue }
+            let points = samples.compactMap { s -> TrendSeries.Point? in
+                guard s.sample.unit == unit, let v = s.sample.doubleValue, v.isFinite else { return nil }
+                return TrendSeries.Point(date: s.sample.startDate, value: v, text: "\(s.sample.value) \(unit)", identity: nil, flagged: false)
+            }
+            guard !points.isEmpty else { continue }
+            series.append(TrendSeries(key: "sample:" + type.rawValue, name: Self.sampleName(type), unit: unit, points: points, range: nil))
+        }
+        return series
+    }
+
+    static func sampleName(_ type: QuantityType) -> String {
+        type.rawValue.split(separator: "-").enumerated().map { $0.offset == 0 ? $0.element.capitalized : String($0.element) }.joined(separator: " ") + " (device)"
+    }
+
     /// Lab results and vital signs, newest first up to the scan limit.
     func trendRecords() async throws -> [ClinicalRecord] {
         var records: [ClinicalRecord] = []
@@ -119,7 +139,7 @@ struct RecordPageRoutes {
             "title": s.name, "name": s.name, "unit": s.unit ?? "", "chart": TrendChart.svg(s, id: "trend"), "range": s.range?.text ?? "",
             "hasRange": s.range != nil, "description": TrendChart.description(s),
             "rows": s.points.reversed().map { p -> [String: Any] in
-                ["date": PersonRoutes.shortDate(p.date), "value": p.text, "flagged": p.flagged, "link": Self.link(p.identity)]
+                ["date": PersonRoutes.shortDate(p.date), "value": p.text, "flagged": p.flagged, "link": p.identity.map(Self.link) ?? "", "linked": p.identity != nil]
             },
         ]
     }

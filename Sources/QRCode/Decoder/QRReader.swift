@@ -17,6 +17,17 @@ public enum QRReader {
             // flipping the whole image covers the remaining orientation mix-ups.
             results = read(binary: local.mirrored()).map { mirror($0, width: Double(image.width)) }
         }
+        if results.isEmpty, image.width >= 120, image.height >= 120 {
+            // Photos: averaging 2×2 pixels halves sensor noise and JPEG ringing that break
+            // the finder runs at full size, and modules of 4+ pixels survive it (as
+            // zxing-cpp's downscaled retry does).
+            let half = Downsampler.half(image)
+            results = read(binary: Binarizer.local(half)).map { scale($0, by: 2) }
+        }
+        if results.isEmpty, image.width >= 60, image.height >= 60 {
+            // Noise that survives halving, or modules too small to halve: smooth in place.
+            results = read(binary: Binarizer.local(Downsampler.smoothed(image)))
+        }
         return readingOrder(results)
     }
 
@@ -85,6 +96,14 @@ public enum QRReader {
             if !duplicate { results.append(decoded) }
         }
         return results
+    }
+
+    private static func scale(_ decoded: DecodedQR, by factor: Double) -> DecodedQR {
+        func grow(_ p: QRPoint) -> QRPoint { QRPoint(x: p.x * factor, y: p.y * factor) }
+        let p = decoded.position
+        return decoded.with(position: QRCorners(topLeft: grow(p.topLeft), topRight: grow(p.topRight),
+                                                bottomRight: grow(p.bottomRight), bottomLeft: grow(p.bottomLeft)),
+                            mirrored: decoded.mirrored)
     }
 
     private static func mirror(_ decoded: DecodedQR, width: Double) -> DecodedQR {

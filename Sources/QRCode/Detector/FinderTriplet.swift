@@ -13,7 +13,9 @@ struct FinderTriplet: Sendable {
     static func make(_ a: FinderPattern, _ b: FinderPattern, _ c: FinderPattern, members: [Int]) -> FinderTriplet? {
         let sizes = [a.moduleSize, b.moduleSize, c.moduleSize]
         let smallest = sizes.min()!, largest = sizes.max()!
-        guard largest <= smallest * 1.6 else { return nil }
+        // Generous, for photos taken at an angle: the near finder can look over twice the size of
+        // the far one. Ranking by score still tries square-on triplets first.
+        guard largest <= smallest * 2.6 else { return nil }
         let ab = a.point.distance(to: b.point), bc = b.point.distance(to: c.point), ac = a.point.distance(to: c.point)
         var topLeft: FinderPattern, p: FinderPattern, q: FinderPattern
         if bc >= ab && bc >= ac {
@@ -30,7 +32,7 @@ struct FinderTriplet: Sendable {
         let legDifference = abs(legA - legB) / shorter
         let expectedHypotenuse = (legA * legA + legB * legB).squareRoot()
         let hypotenuseError = abs(hypotenuse - expectedHypotenuse) / Swift.min(hypotenuse, expectedHypotenuse)
-        guard legDifference < 0.25, hypotenuseError < 0.15 else { return nil }
+        guard legDifference < 0.45, hypotenuseError < 0.25 else { return nil }
         let averageModule = (a.moduleSize + b.moduleSize + c.moduleSize) / 3
         // Finder centres are 7 modules short of the symbol's side: sides of 21...177 modules.
         let modulesAcross = (legA + legB) / 2 / averageModule + 7

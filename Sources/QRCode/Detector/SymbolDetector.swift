@@ -71,7 +71,8 @@ struct SymbolDetector {
             }
         }
         var lastError = QRDecodeError.notFound
-        for transform in transforms {
+        // nil: this transform did not decode; go on to the next.
+        func decode(with transform: PerspectiveTransform) -> Result<DecodedQR, QRDecodeError>? {
             let corners = QRCorners(topLeft: transform.apply(0, 0), topRight: transform.apply(d, 0),
                                     bottomRight: transform.apply(d, d), bottomLeft: transform.apply(0, d))
             for nudge in nudges {
@@ -79,8 +80,9 @@ struct SymbolDetector {
                 do {
                     return .success(try ModuleGridDecoder.decode(grid, size: dimension).with(position: corners, mirrored: false))
                 } catch {
-                    lastError = error
-                    if case .versionMismatch = error { return .failure(error) }
+                    // A version mismatch may only mean this transform is off (a photo at an
+                    // angle); keep trying the others at this size before giving it up.
+                    if case .versionMismatch = lastError {} else { lastError = error }
                 }
                 // A mirror image samples to the transposed grid; its corners swap accordingly.
                 if let decoded = try? ModuleGridDecoder.decode(ModuleGridDecoder.transposed(grid, size: dimension), size: dimension) {
@@ -88,6 +90,18 @@ struct SymbolDetector {
                                                     bottomRight: corners.bottomRight, bottomLeft: corners.topRight)
                     return .success(decoded.with(position: mirroredCorners, mirrored: true))
                 }
+            }
+            return nil
+        }
+        for transform in transforms {
+            if let result = decode(with: transform) { return result }
+        }
+        // Photos taken at an angle: pin the grid to the alignment patterns themselves,
+        // starting from each estimate above (only reached when those fail to decode).
+        if dimension > 21 {
+            for transform in transforms {
+                guard let refined = GridRefiner.refine(image: image, initial: transform, dimension: dimension, finders: [tl, tr, bl]) else { continue }
+                if let result = decode(with: refined) { return result }
             }
         }
         return .failure(lastError)
