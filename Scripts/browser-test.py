@@ -10,6 +10,9 @@ person and an app would see:
 2. The app asks for verifiable records; the person sees the two matching cards, ticks one,
    shares; the app collects exactly that card once, and the next request asks again.
 3. Every page fits a 390 px wide screen without sideways scrolling.
+4. What the person sees: search finds a lab result by its LOINC code; its page shows the value,
+   unit, reference range and flag; its trend is an SVG with one point per result and a table;
+   the summary; each page at phone and desktop widths.
 
 Screenshots (consent page, share page, timeline, app page) go to the output folder; with
 --update-docs the consent page and timeline are copied to docs/screenshots/.
@@ -112,6 +115,17 @@ def main():
             run(a.cli, "import", os.path.join(SHC, card), "--issuer-files", f"{ISSUER}={os.path.join(SHC, 'issuer')}", "--at", "2023-07-01", env=env)
         cards = json.loads(run(a.cli, "cards", "--type", IMMUNIZATION, "--json", env=env))
         check(len(cards) == 2, f"two immunization cards stored ({len(cards)} found)")
+        # A lab result with a reference range and an interpretation, from another provider.
+        run(a.cli, "import", os.path.join(SHARED, "data", "fhir", "r4-examples", "observation-example-f001-glucose.json"), "--source-name", "Acme Laboratory", env=env)
+        labs = json.loads(run(a.cli, "records", "--type", "lab-result", "--json", env=env))
+        trend_code, trend_units = "2339-0", set()
+        trend_count = 0
+        for r in labs:
+            res = r.get("resource") or {}
+            if any(c.get("system") == "http://loinc.org" and c.get("code") == trend_code for c in res.get("code", {}).get("coding", [])) and "valueQuantity" in res:
+                trend_count += 1
+                trend_units.add(res["valueQuantity"].get("unit"))
+        check(trend_count >= 3 and len(trend_units) == 1, f"{trend_count} glucose results (LOINC {trend_code}) in one unit to chart")
         app = json.loads(run(a.cli, "apps", "register", "--name", "Glucose Buddy", "--purpose", "Shows your lab results next to your vaccinations.",
                              "--privacy-url", "https://glucose-buddy.example/privacy", "--types", "lab-result,immunization,condition,medication", "--json", env=env))
 
@@ -201,10 +215,45 @@ def main():
         driver.get(base + "/immunizations")
         check(fits(driver), "the immunization checklist fits a 390 px screen")
 
+        # What the person sees (issue 17): a result's page, its trend, the summary, search.
+        shots = {}
+        driver.get(base + "/search?q=15074-8")
+        links = driver.find_elements(By.CSS_SELECTOR, "ul.records a.name")
+        check(len(links) == 1 and "Glucose" in links[0].text, "search finds the lab result by its LOINC code")
+        links[0].click()
+        page = driver.page_source
+        value = driver.find_element(By.CSS_SELECTOR, ".result .value").text
+        check(value == "6.3 mmol/l", f"the record page shows the value with its unit ({value!r})")
+        check("3.1–6.2 mmol/l" in page and "High" in page, "the record page shows the reference range and the High flag")
+        check("Acme Laboratory" in page and "15074-8" in page and "LOINC" in page, "the page names the provider and the code")
+        check(driver.find_element(By.CSS_SELECTOR, "details.json summary").text == "Original FHIR JSON", "the original JSON is folded in <details>")
+        shots["record"] = driver.current_url
+        driver.get(f"{base}/trend?key=loinc%3A{trend_code}")
+        points = driver.find_elements(By.CSS_SELECTOR, "svg.trend circle.point")
+        check(len(points) == trend_count, f"the trend chart is an SVG with one point per result ({len(points)} of {trend_count})")
+        svg = driver.find_element(By.CSS_SELECTOR, "svg.trend")
+        check(svg.get_attribute("role") == "img" and driver.find_elements(By.CSS_SELECTOR, "svg.trend title") and driver.find_elements(By.CSS_SELECTOR, "svg.trend desc"),
+              "the chart has a role, a title and a description")
+        rows = driver.find_elements(By.CSS_SELECTOR, "table.values tbody tr")
+        check(len(rows) == trend_count, "a table of the same values sits behind the chart")
+        shots["trend"] = driver.current_url
+        driver.get(base + "/summary")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "ul.summary li")) >= 3, "the summary lists the most frequent labs and vitals")
+        shots["summary"] = driver.current_url
+        driver.get(base + "/search?q=glucose")
+        shots["search"] = driver.current_url
+        shots["cards"] = base + "/cards"
+        shots["timeline"] = base + "/"
+        for name, url in shots.items():
+            for label, width in (("phone", 390), ("desktop", 1280)):
+                driver.get(url)
+                check(fits(driver, width), f"the {name} page fits a {width} px screen")
+                screenshot(driver, os.path.join(a.out, f"{name}-{label}.png"), width=width)
+
         if a.update_docs:
             docs = os.path.join(ROOT, "docs", "screenshots")
             os.makedirs(docs, exist_ok=True)
-            for name in ("consent.png", "timeline.png"):
+            for name in ("consent.png", "timeline.png") + tuple(f"{n}-{w}.png" for n in shots for w in ("phone", "desktop")):
                 shutil.copy(os.path.join(a.out, name), os.path.join(docs, name))
         print(f"browser test passed: {len(checks)} checks; screenshots in {a.out}", flush=True)
     finally:

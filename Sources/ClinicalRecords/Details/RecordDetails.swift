@@ -130,7 +130,7 @@ public struct RecordDetails: Sendable, Hashable {
     static func value(_ o: JSONObject, label: String?) -> Value? {
         if let q = o["valueQuantity"].flatMap(Quantity.init(json:)) ?? o["valueSimpleQuantity"].flatMap(Quantity.init(json:)), let v = q.value {
             let unit = q.unit ?? q.code
-            let text = (q.comparator ?? "") + v.text + (unit.map { " " + $0 } ?? "")
+            let text = (q.comparator ?? "") + displayed(v) + (unit.map { " " + $0 } ?? "")
             return Value(label: label, text: text, number: v.doubleValue, unit: unit)
         }
         if let c = o.codeableConcept("valueCodeableConcept"), let name = c.text ?? c.coding.first(where: { $0.display != nil })?.display ?? c.coding.first?.code {
@@ -145,6 +145,24 @@ public struct RecordDetails: Sendable, Hashable {
             return Value(label: label, text: [p.string("start"), p.string("end")].compactMap { $0 }.joined(separator: " – "), number: nil, unit: nil)
         }
         return nil
+    }
+
+    /// A decimal as people read it: as written, unless it carries more than three fraction
+    /// digits (computed values such as `92.08894661770401`), which are rounded to two. The
+    /// resource keeps the exact value.
+    static func displayed(_ d: FHIRDecimal) -> String {
+        guard d.fractionDigits > 3, d.doubleValue.isFinite else { return d.text }
+        var text = String(format: "%.2f", d.doubleValue)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// A FHIR date or date-time as people read it: the date, and the time to the minute.
+    public static func readable(_ text: String) -> String {
+        guard text.count > 10, let t = text.firstIndex(of: "T") else { return text }
+        let time = text[text.index(after: t)...].prefix(5)
+        return String(text[..<t]) + " " + time
     }
 
     static func range(_ r: JSONObject, unit: String?) -> Range? {
@@ -172,10 +190,10 @@ public struct RecordDetails: Sendable, Hashable {
             ("dateAsserted", "Asserted"), ("assertedDate", "Asserted"), ("dateRecorded", "Recorded"),
         ]
         var out: [Entry] = []
-        for (key, label) in keys { if let s = o.string(key) { out.append(Entry(label: label, text: s)) } }
+        for (key, label) in keys { if let s = o.string(key) { out.append(Entry(label: label, text: readable(s))) } }
         for (key, label) in [("effectivePeriod", "Effective"), ("performedPeriod", "Performed"), ("period", "Period"), ("onsetPeriod", "Onset")] {
             if let p = o.object(key) {
-                let text = [p.string("start"), p.string("end")].compactMap { $0 }.joined(separator: " – ")
+                let text = [p.string("start"), p.string("end")].compactMap { $0 }.map(readable).joined(separator: " – ")
                 if !text.isEmpty { out.append(Entry(label: label, text: text)) }
             }
         }
