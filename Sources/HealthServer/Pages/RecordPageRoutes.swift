@@ -45,7 +45,7 @@ struct RecordPageRoutes {
                 return [
                     "name": s.name, "key": s.key, "link": "/trend?key=\(Self.encode(s.key))", "latest": last?.text ?? "", "date": last.map { PersonRoutes.shortDate($0.date) } ?? "",
                     "count": s.points.count, "direction": arrow, "spark": TrendChart.sparkline(s), "flagged": last?.flagged ?? false,
-                    "range": s.range?.text ?? "",
+                    "range": s.range?.text ?? "", "hasRange": s.range != nil, "hasDirection": !arrow.isEmpty,
                 ]
             }
             return person.page(context, "summary", ["title": "Summary", "items": items, "empty": items.isEmpty])
@@ -136,7 +136,7 @@ struct RecordPageRoutes {
 
     func trendValues(_ s: TrendSeries) -> [String: Any] {
         [
-            "title": s.name, "name": s.name, "unit": s.unit ?? "", "chart": TrendChart.svg(s, id: "trend"), "range": s.range?.text ?? "",
+            "title": s.name, "name": s.name, "unit": s.unit ?? "", "hasUnit": !(s.unit ?? "").isEmpty, "chart": TrendChart.svg(s, id: "trend"), "range": s.range?.text ?? "",
             "hasRange": s.range != nil, "description": TrendChart.description(s),
             "rows": s.points.reversed().map { p -> [String: Any] in
                 ["date": PersonRoutes.shortDate(p.date), "value": p.text, "flagged": p.flagged, "link": p.identity.map(Self.link) ?? "", "linked": p.identity != nil]

@@ -87,6 +87,7 @@ struct UploadRoutes {
         let verdict = valid ? (stored ? "Verified and added" : "Verified; already stored") : (errors.isEmpty ? "Not trusted; not added" : "Not valid; not added")
         return [
             "name": name, "kind": kind, "ok": valid, "verdict": verdict, "summary": summary, "issuer": issuer,
+            "hasSummary": !summary.isEmpty, "hasIssuer": !issuer.isEmpty,
             "errors": errors.map { ["code": $0.code.rawValue, "message": $0.message] }, "warnings": warnings.map { ["code": $0.code.rawValue, "message": $0.message] },
             "hasErrors": !errors.isEmpty, "hasWarnings": !warnings.isEmpty,
         ]
