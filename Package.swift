@@ -221,7 +221,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], swiftSettings: strict),
+        // JPEG fixtures (made by Scripts/make-jpeg-fixtures.py) are read through #filePath.
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "ZlibReference", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkAddressesTests", dependencies: ["NetworkAddresses"], swiftSettings: strict),

@@ -29,6 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 SHC = os.path.join(SHARED, "vectors", "shc-spec")
 ISSUER = "https://spec.smarthealth.cards/examples/issuer"
+PHOTO_ISSUER = "https://photo-issuer.example"
 IMMUNIZATION = "https://smarthealth.cards#immunization"
 checks = []
 
@@ -129,10 +130,25 @@ def main():
         app = json.loads(run(a.cli, "apps", "register", "--name", "Glucose Buddy", "--purpose", "Shows your lab results next to your vaccinations.",
                              "--privacy-url", "https://glucose-buddy.example/privacy", "--types", "lab-result,immunization,condition,medication", "--json", env=env))
 
+        # A card this store does not hold yet, from an issuer of the test's own, to upload as a
+        # phone photo of its QR code: rotated, blurred, JPEG.
+        run(a.cli, "keys", "generate", "--private", os.path.join(work, "photo-issuer.private.jwks"), "--public", os.path.join(work, "photo-issuer.jwks"), env=env)
+        run(a.cli, "issue", os.path.join(SHC, "example-00-a-fhirBundle.json"), "--key", os.path.join(work, "photo-issuer.private.jwks"),
+            "--iss", PHOTO_ISSUER, "--jws", os.path.join(work, "photo-card.jws"), env=env)
+        run(a.cli, "qr", "encode", "--shc", os.path.join(work, "photo-card.jws"), "--png", os.path.join(work, "photo-card.png"), "--module-size", "5", env=env)
+        from PIL import Image, ImageFilter
+        qr = Image.open(os.path.join(work, "photo-card.png")).convert("L")
+        canvas = Image.new("L", (qr.width + 160, qr.height + 160), 235)
+        canvas.paste(qr, (80, 80))
+        photo = canvas.rotate(12, expand=True, fillcolor=235, resample=Image.BICUBIC).filter(ImageFilter.GaussianBlur(0.8))
+        card_photo = os.path.join(work, "card-photo.jpg")
+        photo.convert("RGB").save(card_photo, "JPEG", quality=60)
+
         token_file = os.path.join(work, "person.token")
         with open(token_file, "w") as f:
             f.write("browser-test-person-token-0123456789")
-        server = subprocess.Popen([a.cli, "serve", "--port", "0", "--person-token-file", token_file, "--text-logs", "--log-level", "warning", *STORE_ARGS],
+        server = subprocess.Popen([a.cli, "serve", "--port", "0", "--person-token-file", token_file, "--text-logs", "--log-level", "warning",
+                                   "--keys", f"{PHOTO_ISSUER}={os.path.join(work, 'photo-issuer.jwks')}", "--offline", *STORE_ARGS],
                                   stdout=subprocess.PIPE, text=True, env=env)
         base = sign_in = None
         deadline = time.time() + 60
@@ -242,6 +258,20 @@ def main():
         shots["summary"] = driver.current_url
         driver.get(base + "/search?q=glucose")
         shots["search"] = driver.current_url
+
+        # A phone photo of a card's QR code (JPEG), uploaded from the browser, is verified and stored.
+        before = len(json.loads(run(a.cli, "cards", "--json", env=env)))
+        driver.get(base + "/upload")
+        check(fits(driver), "the upload page fits a 390 px screen")
+        driver.find_element(By.ID, "file").send_keys(card_photo)
+        old = driver.find_element(By.TAG_NAME, "html")
+        driver.find_element(By.CSS_SELECTOR, "form.card button.primary").click()
+        WebDriverWait(driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "html") != old)
+        page = driver.page_source
+        check("Verified and added" in page and PHOTO_ISSUER in page, "an uploaded JPEG photo of a card's QR code is read, verified and added")
+        after = json.loads(run(a.cli, "cards", "--json", env=env))
+        check(len(after) == before + 1 and any(c["issuerIdentifier"] == PHOTO_ISSUER for c in after), "the photographed card is stored")
+        shots["upload"] = base + "/upload"
         shots["cards"] = base + "/cards"
         shots["timeline"] = base + "/"
         for name, url in shots.items():

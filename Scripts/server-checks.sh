@@ -36,10 +36,10 @@ fi
 VENV=.build/server-venv
 # fhirclient 4.4.0 is the first release that sends PKCE (S256); fhir.resources 6.4.0 is the last whose
 # models are FHIR R4 4.0.1 (6.5 moved to R4B, 7 and 8 to R5 with R4B beside it) and it needs pydantic 1.
-PYTHON_PACKAGES=("selenium>=4.15,<5" "openapi-spec-validator>=0.7,<1" "requests>=2.31,<3" "fhirclient==4.4.0" "fhirpy==2.3.1"
+PYTHON_PACKAGES=("selenium>=4.15,<5" "Pillow>=10,<12" "openapi-spec-validator>=0.7,<1" "requests>=2.31,<3" "fhirclient==4.4.0" "fhirpy==2.3.1"
   "fhir.resources==6.4.0" "pydantic>=1.10.17,<2" "joserfc>=1.0,<2")
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "
-import selenium, openapi_spec_validator, requests, fhirpy, joserfc, fhirclient.client as c, fhir.resources as r
+import selenium, PIL, openapi_spec_validator, requests, fhirpy, joserfc, fhirclient.client as c, fhir.resources as r
 assert c.__version__ == '4.4.0' and r.__version__ == '6.4.0' and r.__fhir_version__ == '4.0.1' and fhirpy.__version__ == '2.3.1'" 2>/dev/null; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q "${PYTHON_PACKAGES[@]}"

@@ -20,6 +20,11 @@ public enum CardImageReader {
         try QRReader.read(png: data, limits: limits).map { Symbol(decoded: $0, origin: origin) }
     }
 
+    /// Every QR code in a PNG or JPEG image (a phone's photo, upright by its EXIF orientation).
+    public static func symbols(image data: Data, origin: String, png: PNGDecoder.Limits = .default, jpeg: JPEGDecoder.Limits = .default) throws -> [Symbol] {
+        try QRReader.read(imageData: data, png: png, jpeg: jpeg).map { Symbol(decoded: $0, origin: origin) }
+    }
+
     /// Findings about a card QR code's shape: `qr.segments` unless it is exactly byte `shc:/`
     /// then numeric, `qr.version` above version 22.
     public static func shapeFindings(_ qr: DecodedQR) -> [VerificationIssue] {

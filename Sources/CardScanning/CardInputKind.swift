@@ -9,6 +9,8 @@ import SmartHealthCards
 public enum CardInputKind: Sendable, Hashable {
     /// A PNG image (of QR codes).
     case png
+    /// A JPEG image: a photo of QR codes.
+    case jpeg
     /// A JSON container: a `.smart-health-card` file or a `Parameters` response.
     case json
     /// Text naming the `shc:` scheme, in any case (a bad header is reported as a QR error).
@@ -33,6 +35,7 @@ public enum CardInputKind: Sendable, Hashable {
     /// holding no card rather than as a broken signature.
     public init(of data: some Collection<UInt8>) {
         if data.starts(with: Self.pngSignature) { self = .png; return }
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) { self = .jpeg; return }
         let text = data.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
         guard let first = text.first else { self = .empty; return }
         if first == UInt8(ascii: "{") { self = .json; return }
@@ -74,7 +77,7 @@ public enum CardInputKind: Sendable, Hashable {
     /// named a card file is more likely FHIR.
     public var isCardContent: Bool {
         switch self {
-        case .png, .qrText, .jws, .dccText: return true
+        case .png, .jpeg, .qrText, .jws, .dccText: return true
         case .json, .empty, .unknown: return false
         }
     }

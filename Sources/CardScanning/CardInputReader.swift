@@ -2,8 +2,8 @@ import Foundation
 import QRCode
 import SmartHealthCards
 
-/// Reads SMART Health Cards and EU DCCs out of whatever people hand over: PNG images of QR
-/// codes, JSON containers (`.smart-health-card` files, `Parameters` responses), `shc:/` QR text
+/// Reads SMART Health Cards and EU DCCs out of whatever people hand over: PNG images and JPEG
+/// photos of QR codes, JSON containers (`.smart-health-card` files, `Parameters` responses), `shc:/` QR text
 /// (the chunks of a multi-QR card in any inputs, in any order), bare compact JWS, and `HC1:`
 /// text. A DCC is handed on as its QR text, marked as such: checking it is the DCC verifier's.
 ///
@@ -21,6 +21,8 @@ public struct CardInputReader: Sendable {
         public var maxCardsPerInput: Int
         /// Bounds for decoding PNG images.
         public var png: PNGDecoder.Limits
+        /// Bounds for decoding JPEG photos.
+        public var jpeg: JPEGDecoder.Limits = .default
 
         /// Makes limits; by default 16 MiB per input, 1000 cards per container, and the PNG decoder's default bounds.
         public init(maxInputBytes: Int = 16 << 20, maxCardsPerInput: Int = 1000, png: PNGDecoder.Limits = .default) {
@@ -66,7 +68,7 @@ public struct CardInputReader: Sendable {
         inputCount += 1
         guard data.count <= limits.maxInputBytes else { return fail(input, name, .tooLarge(limit: limits.maxInputBytes)) }
         switch CardInputKind(of: data) {
-        case .png: readImage(data, input: input, name: name)
+        case .png, .jpeg: readImage(data, input: input, name: name)
         case .json: readContainer(data, input: input, name: name)
         case .qrText: readQRText(String(decoding: data, as: UTF8.self), input: input, name: name, findings: [])
         case .jws: found.append(CardReading(inputs: [input], origin: name, fromQR: false, warnings: [], result: .success(String(decoding: data, as: UTF8.self))))
@@ -124,7 +126,7 @@ public struct CardInputReader: Sendable {
     /// Every `shc:` and `HC1:` QR code in an image; codes of other kinds (a menu, a website) are passed over.
     private mutating func readImage(_ data: Data, input: Int, name: String) {
         let symbols: [DecodedQR]
-        do { symbols = try QRReader.read(png: data, limits: limits.png) } catch { return fail(input, name, .unreadableImage("\(error)")) }
+        do { symbols = try QRReader.read(imageData: data, png: limits.png, jpeg: limits.jpeg) } catch { return fail(input, name, .unreadableImage("\(error)")) }
         let cards = symbols.filter { HealthCardQRText.namesScheme($0.text.utf8) }
         let certificates = symbols.filter { CardInputKind.namesDCC($0.text.utf8) }
         guard !symbols.isEmpty else { return fail(input, name, .noQRCode) }

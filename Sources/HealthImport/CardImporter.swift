@@ -18,7 +18,7 @@ struct CardImporter: Sendable {
     /// Whether a file holds cards rather than FHIR resources: named as a card file, or starting
     /// like a PNG, `shc:` text or a JWS. JSON not named `.smart-health-card` is read as FHIR.
     func isCardFile(_ file: RecordImporter.Candidate) -> Bool {
-        if ["smart-health-card", "png"].contains(file.url.pathExtension.lowercased()) { return true }
+        if ["smart-health-card", "png", "jpg", "jpeg"].contains(file.url.pathExtension.lowercased()) { return true }
         guard let h = FileHandle(forReadingAtPath: file.url.path) else { return false }
         defer { try? h.close() }
         return CardInputKind(of: (try? h.read(upToCount: 512)) ?? Data()).isCardContent

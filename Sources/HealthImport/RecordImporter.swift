@@ -8,7 +8,7 @@ import SmartHealthCards
 /// Imports files and folders of FHIR content and SMART Health Cards into a store, one
 /// transaction per file.
 ///
-/// Folders are walked recursively for `*.json`, `*.ndjson`, `*.smart-health-card` and `*.png`;
+/// Folders are walked recursively for `*.json`, `*.ndjson`, `*.smart-health-card`, `*.png` and `*.jpg`/`*.jpeg`;
 /// there, a file that is valid JSON but plainly not FHIR (a bulk export's `log.ndjson`) is
 /// skipped. A file named directly must be FHIR or cards. Without a source, each file is its own
 /// source, named after the file: FHIR ids are only unique within the system that made them, and
@@ -104,7 +104,11 @@ public struct RecordImporter: Sendable {
                 var inside: [String] = []
                 while let rel = walker.nextObject() as? String {
                     let lower = rel.lowercased()
-                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") || lower.hasSuffix(".png") { inside.append(rel) }
+                    if lower.hasSuffix(".json") || lower.hasSuffix(".ndjson") || lower.hasSuffix(".smart-health-card") || lower.hasSuffix(".png")
+                        || lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg")
+                    {
+                        inside.append(rel)
+                    }
                 }
                 for rel in inside.sorted() {
                     let full = (path as NSString).appendingPathComponent(rel)

@@ -11,7 +11,7 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports) and SMART Health Cards.",
         discussion: """
             Each file lands in one transaction: all of it or nothing. Folders are searched recursively \
-            for *.json, *.ndjson, *.smart-health-card and *.png; there, JSON that is plainly not FHIR is \
+            for *.json, *.ndjson, *.smart-health-card, *.png and *.jpg; there, JSON that is plainly not FHIR is \
             skipped. Without --source, each file is its own source, shown under --source-name, else the \
             organization the file's bundle names (its encounters' provider), else the file name. SMART Health \
             Cards (.smart-health-card files, PNG images of their QR codes, shc:/ text, JWS; chunk files \

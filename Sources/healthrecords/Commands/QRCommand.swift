@@ -101,10 +101,10 @@ struct QRTextCommand: AsyncParsableCommand {
 
 struct QRDecodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "decode", abstract: "Read every QR code in PNG images.",
+        commandName: "decode", abstract: "Read every QR code in PNG images and JPEG photos.",
         discussion: "Prints, per code: its text, version, level, segments, corrected errors and position. Exit 1 when an image holds no QR code.")
 
-    @Argument(help: "PNG images.")
+    @Argument(help: "PNG or JPEG images.")
     var images: [String]
 
     @Flag(help: "Print machine-readable JSON.")
@@ -116,7 +116,7 @@ struct QRDecodeCommand: AsyncParsableCommand {
         for path in images {
             let data = try KeyFiles.read(path, "image")
             let symbols: [CardImageReader.Symbol]
-            do { symbols = try CardImageReader.symbols(png: data, origin: path) } catch { throw CommandFailure.usage("\(path): \(error)") }
+            do { symbols = try CardImageReader.symbols(image: data, origin: path) } catch { throw CommandFailure.usage("\(path): \(error)") }
             if symbols.isEmpty { empty.append(path) }
             for s in symbols {
                 let q = s.decoded

@@ -10,7 +10,7 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Verify SMART Health Cards and EU Digital COVID Certificates strictly, with a reason for every failed check.",
         discussion: """
             INPUT is a .smart-health-card file, a file of JWS text, files of shc:/ text (chunk files \
-            given together form one card), PNG images of QR codes (the chunks of a card may be in one \
+            given together form one card), PNG images or JPEG photos of QR codes (the chunks of a card may be in one \
             image or several), a literal shc:/… or HC1:… text, a file of HC1: text, or - for standard \
             input. EU DCCs are checked against the Document Signer Certificates given with --dsc. \
             Exit status: 0 when every card and certificate is valid and trusted, 1 when any is not or \
