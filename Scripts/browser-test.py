@@ -44,8 +44,8 @@ def check(condition, what):
 STORE_ARGS = []
 
 
-def run(cli, *args, env=None):
-    out = subprocess.run([cli, *args, *STORE_ARGS], capture_output=True, text=True, env=env)
+def run(cli, *args, env=None, store=True):
+    out = subprocess.run([cli, *args, *(STORE_ARGS if store else [])], capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed: {out.stderr}")
     return out.stdout
@@ -132,10 +132,10 @@ def main():
 
         # A card this store does not hold yet, from an issuer of the test's own, to upload as a
         # phone photo of its QR code: rotated, blurred, JPEG.
-        run(a.cli, "keys", "generate", "--private", os.path.join(work, "photo-issuer.private.jwks"), "--public", os.path.join(work, "photo-issuer.jwks"), env=env)
+        run(a.cli, "keys", "generate", "--private", os.path.join(work, "photo-issuer.private.jwks"), "--public", os.path.join(work, "photo-issuer.jwks"), env=env, store=False)
         run(a.cli, "issue", os.path.join(SHC, "example-00-a-fhirBundle.json"), "--key", os.path.join(work, "photo-issuer.private.jwks"),
-            "--iss", PHOTO_ISSUER, "--jws", os.path.join(work, "photo-card.jws"), env=env)
-        run(a.cli, "qr", "encode", "--shc", os.path.join(work, "photo-card.jws"), "--png", os.path.join(work, "photo-card.png"), "--module-size", "5", env=env)
+            "--iss", PHOTO_ISSUER, "--jws", os.path.join(work, "photo-card.jws"), env=env, store=False)
+        run(a.cli, "qr", "encode", "--shc", os.path.join(work, "photo-card.jws"), "--png", os.path.join(work, "photo-card.png"), "--module-size", "5", env=env, store=False)
         from PIL import Image, ImageFilter
         qr = Image.open(os.path.join(work, "photo-card.png")).convert("L")
         canvas = Image.new("L", (qr.width + 160, qr.height + 160), 235)
