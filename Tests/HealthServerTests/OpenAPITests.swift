@@ -14,7 +14,7 @@ import Testing
         "GET /apps/{id}", "POST /apps/{id}/approve", "POST /apps/{id}/revoke", "GET /consent/{id}", "POST /consent/{id}", "GET /share/{id}",
         "POST /share/{id}", "GET /static/style.css", "GET /authorize", "POST /authorize", "POST /authorize/consent/{id}", "GET /apps/register",
         "POST /apps/register", "GET /providers", "POST /providers", "POST /providers/{id}/connect", "GET /providers/callback",
-        "POST /providers/{id}/sync", "POST /providers/{id}/remove",
+        "POST /providers/{id}/sync", "POST /providers/{id}/remove", "GET /export.zip",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)
