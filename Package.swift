@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "HealthStoreSQLite", targets: ["HealthStoreSQLite"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthImport", targets: ["HealthImport"]),
+        .library(name: "HealthArchive", targets: ["HealthArchive"]),
         .library(name: "HealthVocabulary", targets: ["HealthVocabulary"]),
         .library(name: "SMARTAuthorization", targets: ["SMARTAuthorization"]),
         .library(name: "ProviderSync", targets: ["ProviderSync"]),
@@ -126,11 +127,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The export format: a zip (written and read here, stored or DEFLATE through `Deflate`)
+        // of every resource's original bytes per source and type, cards, samples and a manifest.
+        .target(
+            name: "HealthArchive",
+            dependencies: [
+                "HealthStoreCore", "FHIR", "ClinicalRecords", "SmartHealthCards", "Deflate",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // Import above storage: walks folders, sorts card files from FHIR, streams NDJSON, names
         // sources after files, and hands the engines resources through `ResourceProducer`.
         .target(
             name: "HealthImport",
-            dependencies: ["HealthStoreCore", "CardScanning", "SmartHealthCards", "DigitalCovidCertificates", "FHIR", "ClinicalRecords"],
+            dependencies: ["HealthStoreCore", "HealthArchive", "CardScanning", "SmartHealthCards", "DigitalCovidCertificates", "FHIR", "ClinicalRecords"],
             swiftSettings: strict
         ),
         // The words both front ends (the CLI and the server) share: user parameters into queries,
@@ -181,7 +192,7 @@ let package = Package(
             name: "HealthServer",
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
-                "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport",
+                "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport", "HealthArchive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -196,7 +207,7 @@ let package = Package(
             dependencies: [
                 "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
-                "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates",
+                "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -269,7 +280,7 @@ let package = Package(
             name: "HealthImportTests",
             dependencies: [
                 "HealthImport", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "CardScanning", "SmartHealthCards", "FHIR",
-                "ClinicalRecords", "TestSupport",
+                "ClinicalRecords", "TestSupport", "HealthArchive", "Deflate", "SampleSignatures",
             ],
             swiftSettings: strict
         ),
@@ -297,7 +308,7 @@ let package = Package(
             name: "HealthServerTests",
             dependencies: [
                 "HealthServer", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
-                "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates",
+                "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), "CardScanning",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

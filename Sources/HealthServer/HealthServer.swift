@@ -90,6 +90,7 @@ public struct HealthServer: Sendable {
         AuthorizeRoutes(state: state, person: person).register(on: router, pages: pages)
         RegistrationRoutes(state: state, person: person).register(on: pages)
         ProviderRoutes(state: state, person: person).register(on: pages)
+        ExportRoutes(state: state).register(on: pages)
         return router
     }
 

@@ -15,7 +15,7 @@ import Testing
         "POST /share/{id}", "GET /static/style.css", "GET /authorize", "POST /authorize", "POST /authorize/consent/{id}", "GET /apps/register",
         "POST /apps/register", "GET /providers", "POST /providers", "POST /providers/{id}/connect", "GET /providers/callback",
         "POST /providers/{id}/sync", "POST /providers/{id}/remove", "GET /record", "GET /trend", "GET /summary", "GET /search",
-        "GET /upload", "POST /upload",
+        "GET /upload", "POST /upload", "GET /export.zip",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

@@ -6,6 +6,9 @@ import Foundation
 public enum InstantText {
     /// The text of an instant.
     public static func string(_ d: Date) -> String {
-        d.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+        // The formatter truncates to milliseconds; a time stored as 0.12299… s must print as .123,
+        // so round to the millisecond first.
+        let rounded = Date(timeIntervalSince1970: (d.timeIntervalSince1970 * 1000).rounded() / 1000)
+        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
     }
 }

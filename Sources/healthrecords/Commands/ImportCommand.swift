@@ -51,6 +51,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let exports = try exportPaths() { return try await importExports(exports) }
         let store = try await storeOptions.open()
         var options = RecordImporter.Options()
         options.source = source.map { RecordSource(identifier: $0, name: sourceName) }
