@@ -6,9 +6,17 @@ import Foundation
 public enum InstantText {
     /// The text of an instant.
     public static func string(_ d: Date) -> String {
-        // The formatter truncates to milliseconds; a time stored as 0.12299… s must print as .123,
-        // so round to the millisecond first.
-        let rounded = Date(timeIntervalSince1970: (d.timeIntervalSince1970 * 1000).rounded() / 1000)
-        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+        // The formatter truncates fractions (and a Date counts from 2001, so .123 may be held as
+        // .12299…): round to the millisecond ourselves and write whole seconds with it.
+        let milliseconds = (d.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e17 else {
+            return d.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
+        }
+        let whole = Int64(milliseconds)
+        let seconds = whole >= 0 ? whole / 1000 : (whole - 999) / 1000
+        let fraction = whole - seconds * 1000
+        let text = Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+        let digits = String(fraction)
+        return String(text.dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 }
