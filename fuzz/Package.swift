@@ -29,5 +29,13 @@ let package = Package(
         .executableTarget(name: "FuzzP256", dependencies: [.product(name: "JOSE", package: "HealthRecords")], path: "Sources/FuzzP256"),
         .executableTarget(name: "FuzzSMART", dependencies: [.product(name: "SMARTAuthorization", package: "HealthRecords")], path: "Sources/FuzzSMART"),
         .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
+        .executableTarget(name: "FuzzBase45", dependencies: [.product(name: "DigitalCovidCertificates", package: "HealthRecords")], path: "Sources/FuzzBase45"),
+        .executableTarget(name: "FuzzCBOR", dependencies: [
+            .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
+        ], path: "Sources/FuzzCBOR"),
+        .executableTarget(name: "FuzzCOSE", dependencies: [
+            .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "SmartHealthCards", package: "HealthRecords"),
+            .product(name: "FHIR", package: "HealthRecords"),
+        ], path: "Sources/FuzzCOSE"),
     ]
 )

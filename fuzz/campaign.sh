@@ -11,9 +11,9 @@ cd "$here"
 runs="${1:-10000000}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify FuzzP256)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify FuzzP256 FuzzBase45 FuzzCBOR FuzzCOSE)
 # Seeds are made once; two campaigns may run side by side on different targets.
-[ -d "$here/.seeds/FuzzP256" ] || "$here/seed.sh" >/dev/null
+[ -d "$here/.seeds/FuzzCOSE" ] || "$here/seed.sh" >/dev/null
 bin="$(swift build --scratch-path "$here/.build-fuzz-release" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --show-bin-path)"
 export SWIFT_BACKTRACE=enable=no
 for t in "${targets[@]}"; do
@@ -26,6 +26,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     FuzzSHCVerify) flags+=(-detect_leaks=0 -max_len=8192) ;;
     FuzzQRDecode) flags+=(-max_len=1024) ;;   # images up to 1 KB (32×32 px holds a version-1 code): every path, at a cost that allows 10 M runs
+    FuzzCBOR) flags+=(-max_len=2048) ;;       # twice the largest DCC; longer inputs only grow arrays (≈10 ms a run under ASan at 5 KB). Large items and the item cap are reached through FuzzCOSE's 64 KiB inflate
     *) flags+=(-max_len=65536) ;;
   esac
   log="$here/.work/campaign-$t.log"

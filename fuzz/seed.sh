@@ -5,7 +5,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 shared="$here/../../shared"
 seeds="$here/.seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzQRDecode,FuzzP256}
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE}
 n=0
 for f in "$shared"/data/fhir/r4-examples/*.json; do
   [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
@@ -36,6 +36,30 @@ done
 rm -rf "$tmp"
 # P-256: a few key/mode/message triples (see Sources/FuzzP256).
 for i in 0 1 2 3; do printf "\\x0$i\\x0$i" > "$seeds/FuzzP256/mode$i"; head -c 100 /dev/urandom >> "$seeds/FuzzP256/mode$i"; done
+# EU DCC: every member-state test case, each layer for the target that reads it — the base45
+# text; the COSE and payload CBOR; the zlib bytes, the COSE bytes and the QR text for the whole
+# path. Fields that are missing or not hex (some cases are broken on purpose) are skipped.
+python3 - "$shared/vectors/eu-dcc" "$seeds" <<'PY'
+import glob, json, os, sys
+root, seeds = sys.argv[1], sys.argv[2]
+def put(target, name, data):
+    with open(os.path.join(seeds, target, name), "wb") as f: f.write(data)
+for path in sorted(glob.glob(os.path.join(root, "*", "2DCode", "raw", "*.json"))):
+    name = path[len(root) + 1:].split(os.sep)[0] + "-" + os.path.basename(path)[:-5]
+    try: case = json.load(open(path, encoding="utf-8"))
+    except ValueError: continue
+    def field(key, hexed):
+        v = case.get(key)
+        if not isinstance(v, str) or not v: return None
+        if not hexed: return v.encode()
+        try: return bytes.fromhex(v)
+        except ValueError: return None
+    for target, key, hexed, suffix in [("FuzzBase45", "BASE45", False, "b45"), ("FuzzCBOR", "COSE", True, "cose"),
+                                       ("FuzzCBOR", "CBOR", True, "cbor"), ("FuzzCOSE", "COMPRESSED", True, "zlib"),
+                                       ("FuzzCOSE", "COSE", True, "cose"), ("FuzzCOSE", "PREFIX", False, "txt")]:
+        data = field(key, hexed)
+        if data: put(target, name + "." + suffix, data)
+PY
 echo "seeds in $seeds"
 # PNG and QR: small renderings of card QR codes made by our own encoder (the real spec PNGs are
 # large; a downscaled copy keeps executions fast), plus the real images for the PNG decoder.
