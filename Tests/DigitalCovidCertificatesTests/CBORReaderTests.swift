@@ -77,3 +77,21 @@ import Testing
         #expect(CBORWriter.encode(.integer(-500)) == [0x39, 0x01, 0xF3])
     }
 }
+
+@Suite struct CBORReaderScaleTests {
+    /// A map of 30,000 distinct keys reads in linear time, and a repeat far into it is still found.
+    @Test func largeMapsAreCheckedForRepeatsByHash() throws {
+        var bytes: [UInt8] = [0xBA, 0x00, 0x00, 0x75, 0x30]  // map of 30,000 entries
+        for k in 0..<30_000 { bytes += [0x19, UInt8(k >> 8), UInt8(k & 0xFF), 0xF6] }
+        let start = ContinuousClock.now
+        let value = try CBORReader.decode(bytes, limits: .init(maxDepth: 16, maxItems: 100_000))
+        #expect(value.mapEntries?.count == 30_000)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        var repeated = bytes
+        repeated.replaceSubrange(repeated.count - 4..<repeated.count, with: [0x19, 0x00, 0x07, 0xF6])
+        #expect(throws: CBORError.duplicateKey(offset: repeated.count - 4)) { try CBORReader.decode(repeated, limits: .init(maxDepth: 16, maxItems: 100_000)) }
+        // Keys 0…7 are searched, the eighth switches to the set: a repeat right at the switch is found too.
+        let small: [UInt8] = [0xA9] + (0..<8).flatMap { [UInt8($0), 0xF6] } + [0x03, 0xF6]
+        #expect(throws: CBORError.duplicateKey(offset: 17)) { try CBORReader.decode(small) }
+    }
+}

@@ -157,10 +157,20 @@ public struct CBORReader {
             case 5:
                 guard depth < limits.maxDepth else { throw .tooDeep(limit: limits.maxDepth) }
                 var entries: [CBORMapEntry] = []
+                // Small maps (every COSE header and CWT) are searched; larger ones hashed, so a
+                // hostile map of thousands of keys costs linear time, not quadratic.
+                var keys = Set<CBORValue>()
                 func entry() throws(CBORError) {
                     let keyOffset = offset
                     let key = try item(depth: depth + 1)
-                    if entries.contains(where: { $0.key == key }) { throw .duplicateKey(offset: keyOffset) }
+                    let repeated: Bool
+                    if entries.count < 8 {
+                        repeated = entries.contains { $0.key == key }
+                        if entries.count == 7 && !repeated { keys = Set(entries.map(\.key) + [key]) }
+                    } else {
+                        repeated = !keys.insert(key).inserted
+                    }
+                    if repeated { throw .duplicateKey(offset: keyOffset) }
                     entries.append(CBORMapEntry(key, try item(depth: depth + 1)))
                 }
                 if info == 31 {
