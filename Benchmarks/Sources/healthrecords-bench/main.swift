@@ -1,7 +1,7 @@
 import CardScanning
 import Foundation
 
-// Usage: healthrecords-bench [all|import|query|cms|shc|inflate|deflate] [--records N]
+// Usage: healthrecords-bench [all|import|query|cms|shc|dcc|inflate|deflate] [--records N]
 let args = CommandLine.arguments.dropFirst()
 let what = args.first ?? "all"
 let records = args.firstIndex(of: "--records").flatMap { Int(args[args.index(after: $0)]) } ?? 1_000_000
@@ -26,6 +26,9 @@ func runBenchmarks() async throws {
     if what == "all" || what == "query" { try await QueryBenchmark.run(records: records, pageSize: 50) }
     if what == "all" || what == "cms" { try CMSBenchmark.run() }
     if what == "all" || what == "shc" { try await SHCBenchmark.run() }
+    if what == "all" || what == "dcc" { try DCCBenchmark.run() }
+    // Per-step costs of DCC verification, for finding where time goes.
+    if what == "dcc-phases" { try DCCBenchmark.phases() }
     if what == "all" || what == "qr" { try QRBenchmark.run() }
     if what == "qr-encode-loop" {
         let jws = String(decoding: try Data(contentsOf: SharedData.root.appendingPathComponent("vectors/shc-spec/example-00-d-jws.txt")), as: UTF8.self)
