@@ -300,7 +300,8 @@ let package = Package(
         .testTarget(
             name: "ProviderSyncTests",
             dependencies: [
-                "ProviderSync", "HealthStoreCore", "HealthStoreSQLite", "OutboundHTTP", "NetworkAddresses", "ClinicalRecords", "SMARTAuthorization", "TestSupport",
+                "ProviderSync", "FHIR", "HealthStoreCore", "HealthStoreSQLite", "OutboundHTTP", "NetworkAddresses", "ClinicalRecords", "SMARTAuthorization",
+                "TestSupport",
             ],
             swiftSettings: strict
         ),

@@ -38,6 +38,17 @@ final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA cache_size = -32768")
     }
 
+    /// Calls `hook` after each commit with the write-ahead log's length in pages; this turns
+    /// off SQLite's own checkpoint at commit (see ``WALCheckpointer``).
+    func onCommit(_ context: UnsafeMutableRawPointer, _ hook: @escaping @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32) {
+        sqlite3_wal_hook(handle, hook, context)
+    }
+
+    /// Copies what it can of the write-ahead log into the file without waiting for anyone.
+    func checkpointPassive() {
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
     deinit {
         for statement in cache.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
@@ -72,6 +83,21 @@ final class SQLiteConnection: @unchecked Sendable {
             cells.reserveCapacity(Int(count))
             for c in 0..<count { cells.append(cell(statement, c)) }
             rows.append(SQLRow(cells))
+        }
+    }
+
+    /// Runs one statement once per row of values (after the `fixed` ones), prepared once; any
+    /// rows are ignored.
+    func runEach(_ sql: String, fixed: ArraySlice<SQLValue>, _ rows: [[SQLValue]]) throws {
+        let statement = try prepared(sql)
+        defer { sqlite3_clear_bindings(statement) }
+        for (i, value) in fixed.enumerated() { try bind(value, at: Int32(i + 1), statement) }
+        for values in rows {
+            defer { sqlite3_reset(statement) }
+            for (i, value) in values.enumerated() { try bind(value, at: Int32(fixed.count + i + 1), statement) }
+            var status = sqlite3_step(statement)
+            while status == SQLITE_ROW { status = sqlite3_step(statement) }
+            guard status == SQLITE_DONE else { throw failure(status) }
         }
     }
 

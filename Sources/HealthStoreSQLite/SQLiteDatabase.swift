@@ -17,6 +17,7 @@ final class SQLiteDatabase: StoreDatabase {
     private let writer: SQLiteConnection
     private let turns = WriteTurns()
     private let readers = Mutex<[SQLiteConnection]>([])
+    private let checkpointer: WALCheckpointer
 
     /// Opens (creating when missing) the file, owner-only, and brings its schema up to date.
     init(path: String, busyTimeout: TimeInterval) throws(HealthStoreError) {
@@ -36,6 +37,8 @@ final class SQLiteDatabase: StoreDatabase {
             }
             writer = isNew ? try MigrationLock.withLock(storePath: path, timeout: busyTimeout, open) : try open()
             try SQLiteSchema.migrate(writer, path: path, busyTimeout: busyTimeout)
+            checkpointer = WALCheckpointer(path: path, busyTimeout: busyTimeout)
+            checkpointer.watch(writer)
         } catch {
             throw (Self.map(error, path: path) as? HealthStoreError) ?? .cannotOpen(path: path, reason: "\(error)")
         }
@@ -118,5 +121,6 @@ final class SQLiteDatabase: StoreDatabase {
 
         func rows(_ statement: SQLStatement) async throws -> [SQLRow] { try connection.rows(statement.text, statement.values) }
         func run(_ statement: SQLStatement) async throws { _ = try connection.rows(statement.text, statement.values) }
+        func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws { try connection.runEach(statement.text, fixed: statement.fixedValues, rows) }
     }
 }

@@ -1,50 +1,84 @@
 import FHIR
 import Foundation
+import HealthStoreCore
+import Synchronization
 
-/// One page a provider answered: its resources, read but not yet classified (classifying is
-/// the store's producer's work, so it overlaps with writing), and where the next page is.
-struct ProviderPage: Sendable {
-    /// The page's resources, OperationOutcomes left out (they describe the search, not the person).
-    var resources: [FHIRResource]
-    /// The bundle, for references between its entries (a display name from a Medication).
-    var bundle: FHIRBundle?
+/// One page a provider answered: its entries, read but not yet made into resources or
+/// classified (that is the store's producer's work, so it overlaps with writing), and where the
+/// next page is.
+///
+/// A class, so that once the page is stored what it holds can be handed to
+/// ``BackgroundRelease`` from every copy at once.
+final class ProviderPage: Sendable {
+    private let content: Mutex<PageEntries>
+    /// The page's entries.
+    var entries: PageEntries { content.withLock { $0 } }
     /// The `next` link, resolved to an absolute URL; `nil` on the last page.
-    var next: URL?
+    let next: URL?
+    /// Where the page came from.
+    let url: URL
 
     static let limits = JSONLimits(maxDocumentBytes: ProviderHTTP.maxResponseBytes, maxDepth: 128, maxStringBytes: 32 << 20, maxContainerElements: 1_000_000)
 
+    /// Threads that share the reading of one page's entries.
+    static let threads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+
     /// How many resources the page holds (OperationOutcomes left out).
-    var count: Int
+    let count: Int
 
     /// Reads a page's bytes (a Bundle, or one resource for a read); with `linksOnly`, only
     /// what paging needs (the `next` link and a count), as a client that stores nothing would.
     init(data: Data, url: URL, base: URL, linksOnly: Bool = false) throws(ProviderSyncError) {
-        let value: JSONValue
-        do { value = try JSONReader(limits: Self.limits).read(data) } catch {
-            throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
-        }
+        self.url = url
+        var entries = PageEntries.resources([])
+        let links: JSONValue?
         if linksOnly {
-            resources = []
-            bundle = nil
+            let value: JSONValue
+            do { value = try JSONReader(limits: Self.limits).read(data) } catch {
+                throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
+            }
             count = value["entry"]?.arrayValue?.filter { ($0["resource"]?["resourceType"]?.stringValue).map { $0 != "OperationOutcome" } ?? false }.count
                 ?? (value["resourceType"]?.stringValue == "Bundle" ? 0 : 1)
+            links = value["link"]
         } else {
-            let content: FHIRContent
-            do { content = try FHIRDocumentReader(jsonLimits: Self.limits).content(of: value, data: data) } catch {
+            // Only the tape: a Bundle's entries become trees and resources as the store takes
+            // them, so writing starts with the first entries rather than after the whole page.
+            let tape: JSONTape
+            do { tape = try JSONTape([UInt8](data), limits: Self.limits) } catch {
+                throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
+            }
+            let reader = FHIRDocumentReader(jsonLimits: Self.limits)
+            do {
+                if let bundle = try reader.tapedBundle(tape, data: data) {
+                    entries = .taped(bundle)
+                } else {
+                    entries = .resources(try reader.content(of: tape.value(tape.root), data: data).resources)
+                }
+            } catch {
                 throw .malformedPage(url: url.absoluteString, reason: "\(error)")
             }
-            resources = content.resources.filter { $0.resourceType.rawValue != "OperationOutcome" }
-            if case .bundle(let b) = content { bundle = b } else { bundle = nil }
-            count = resources.count
+            count = entries.count
+            links = tape.member(tape.root, "link").map { tape.value($0) }
         }
-        next = nil
-        for link in value["link"]?.arrayValue ?? [] where link["relation"]?.stringValue == "next" {
+        var next: URL?
+        for link in links?.arrayValue ?? [] where link["relation"]?.stringValue == "next" {
             guard let text = link["url"]?.stringValue, !text.isEmpty else { continue }
             guard let resolved = Self.resolve(text, page: url, base: base) else {
                 throw .malformedPage(url: url.absoluteString, reason: "the next link \(text) is not a URL")
             }
             next = resolved
         }
+        self.next = next
+        self.content = Mutex(entries)
+    }
+
+    /// Empties the page (every copy shares it) and frees what it held on another thread.
+    func releaseInBackground() {
+        BackgroundRelease.release(
+            content.withLock { c in
+                defer { c = .resources([]) }
+                return c
+            })
     }
 
     /// Resolves a `next` link: absolute as it is; `/path` or `?query` against the page's URL;

@@ -102,15 +102,26 @@ public struct ProviderSyncer: Sendable {
         guard !options.fetchOnly else { return }
 
         if finalCheckpoint.full {
-            let keys = Set(finalCheckpoint.seen.compactMap { seen -> ResourceKey? in
-                guard let slash = seen.firstIndex(of: "/") else { return nil }
-                return store.resourceKey(source: source.identifier, resourceType: FHIRResourceType(rawValue: String(seen[..<slash])), identifier: String(seen[seen.index(after: slash)...]))
-            })
             // $everything returns every type; a search per type only speaks for the types searched.
             let everything = finalCheckpoint.steps.contains { $0.step.kind == .everything }
             let types: Set<FHIRResourceType>? = everything ? nil : Set(finalCheckpoint.steps.filter { !$0.skipped }.map { FHIRResourceType(rawValue: $0.step.resourceType) })
-            report.deleted = try await store.deleteResources(source: source.identifier, keeping: keys, resourceTypes: types)
+            let held = try await store.resourceCount(source: source.identifier, resourceTypes: types)
+            if Self.mayHaveGone(held: held, seen: finalCheckpoint.seen, types: types) {
+                let keys = Set(finalCheckpoint.seen.compactMap { seen -> ResourceKey? in
+                    guard let slash = seen.firstIndex(of: "/") else { return nil }
+                    return store.resourceKey(source: source.identifier, resourceType: FHIRResourceType(rawValue: String(seen[..<slash])), identifier: String(seen[seen.index(after: slash)...]))
+                })
+                report.deleted = try await store.deleteResources(source: source.identifier, keeping: keys, resourceTypes: types)
+            }
         }
         try await session.finishedSync(at: clock(), full: finalCheckpoint.full, since: finalCheckpoint.started)
+    }
+
+    /// Whether a full download may have left out something the source holds: every resource
+    /// seen was just stored, so when the source holds no more of the types judged (every type
+    /// when `nil`) than were seen of them, nothing is gone, and no keys need be made.
+    static func mayHaveGone(held: Int, seen: Set<String>, types: Set<FHIRResourceType>?) -> Bool {
+        guard let types else { return held != seen.count }
+        return held != seen.count(where: { types.contains(FHIRResourceType(rawValue: String($0.prefix { $0 != "/" }))) })
     }
 }

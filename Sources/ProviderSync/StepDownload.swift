@@ -61,18 +61,24 @@ struct StepDownload: Sendable {
             }
             var outcome = ImportOutcome()
             var ids: [String] = []
-            if let store, !page.resources.isEmpty {
+            if let store, page.count > 0 {
                 let producer = PageProducer(page: page, builder: builder, patient: patient)
-                do { outcome = try await store.importResources(source: source, from: producer) } catch {
+                do { outcome = try await store.importResources(source: source, from: producer) } catch let error as FHIRError {
+                    // An entry found wrong as it was made: the page is malformed, nothing of it stored.
+                    pending?.cancel()
+                    throw ProviderSyncError.malformedPage(url: page.url.absoluteString, reason: "\(error)")
+                } catch {
                     pending?.cancel()
                     throw ProviderSyncError.store("\(error)")
                 }
                 ids = producer.stored
+                producer.releaseInBackground()
             }
             do { try await state.stored(index, next: page.next, fetched: page.count, resources: ids, outcome: outcome) } catch {
                 pending?.cancel()
                 throw ProviderSyncError.store("\(error)")
             }
+            page.releaseInBackground()
         }
     }
 

@@ -1,4 +1,5 @@
 import ClinicalRecords
+import FHIR
 import Foundation
 import Testing
 
@@ -27,15 +28,43 @@ import Testing
             """
         let url = URL(string: "https://ehr.example.org/fhir/r4/Condition?patient=1")!
         let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: Self.base)
-        #expect(page.resources.map(\.identifier) == ["c1"])
+        #expect(try page.entries.resources().map(\.identifier) == ["c1"])
         let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "1")
         #expect(try producer.next()?.clinicalType == .condition)
         #expect(try producer.next() == nil)
         #expect(producer.stored == ["Condition/c1"])
         #expect(page.next?.absoluteString == "https://ehr.example.org/fhir/r4/Condition?patient=1&page=2")
         // The stored bytes are the entry's own bytes, as the provider sent them.
-        let text = String(decoding: page.resources[0].data, as: UTF8.self)
+        let text = String(decoding: try page.entries.resources()[0].data, as: UTF8.self)
         #expect(text == #"{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"},"subject":{"reference":"Patient/1"}}"#)
+    }
+
+    /// An entry is made into a resource only as the store takes it: one found wrong then fails
+    /// the import with the error the whole-bundle reader gives (the sync reports the page as
+    /// malformed, and the import stores nothing of it).
+    @Test func anEntryFoundWrongAsItIsMadeFailsWithTheReadersError() throws {
+        let bundle = #"{"resourceType":"Bundle","type":"searchset","entry":[{"resource":{"resourceType":"Condition","id":"c1","subject":{"reference":"Patient/1"}}},{"resource":{"resourceType":"Condition","id":"not ok!"}}]}"#
+        let data = Data(bundle.utf8)
+        let page = try ProviderPage(data: data, url: URL(string: "https://ehr.example.org/fhir/r4/Condition")!, base: Self.base)
+        #expect(page.count == 2)
+        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "1")
+        #expect(try producer.next()?.resource.identifier == "c1")
+        var expected: FHIRError?
+        do { _ = try FHIRDocumentReader().read(data) } catch { expected = error }
+        #expect(expected != nil)
+        #expect(throws: expected!) { try producer.next() }
+    }
+
+    /// Once stored, a page lets go of its entries from every copy (they are freed elsewhere).
+    @Test func aStoredPageLetsGoOfItsEntries() throws {
+        let bundle = #"{"resourceType":"Bundle","entry":[{"resource":{"resourceType":"Condition","id":"c1","subject":{"reference":"Patient/1"}}}]}"#
+        let page = try ProviderPage(data: Data(bundle.utf8), url: URL(string: "https://ehr.example.org/fhir/r4/Condition")!, base: Self.base)
+        let copy = page
+        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "1")
+        while try producer.next() != nil {}
+        producer.releaseInBackground()
+        page.releaseInBackground()
+        #expect(copy.entries.slots == 0 && page.count == 1)
     }
 
     @Test func aPageThatIsNotFHIRIsATypedError() {

@@ -43,24 +43,29 @@ struct FHIRBundleReader {
     func read(_ object: JSONObject) throws(FHIRError) -> FHIRBundle {
         var raw: [(fullUrl: String?, object: JSONObject)] = []
         try collect(object, into: &raw, depth: 0)
-        let version = versionHint ?? FHIRVersion.primary(for: majorityRelease(raw.map(\.object)))
+        let version = versionHint ?? FHIRVersion.primary(for: Self.majority(raw.map { Self.release(of: $0.object) }))
         var entries: [FHIRBundle.Entry] = []
         entries.reserveCapacity(raw.count)
         for (index, item) in raw.enumerated() {
-            let type = try typeOf(item.object, index: index)
-            let id = try identifier(of: item.object, type: type, fullUrl: item.fullUrl, index: index)
-            let bytes: Data
-            if let range = item.object.sourceRange {
-                bytes = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
-            } else {
-                bytes = Data(JSONWriter.minified(.object(item.object)))
-            }
-            let resource = FHIRResource(
-                parsed: item.object, resourceType: type, identifier: id, fhirVersion: version, data: bytes,
-                sourceURL: item.fullUrl.flatMap { $0.hasPrefix("http") ? URL(string: $0) : nil } ?? sourceURL)
-            entries.append(FHIRBundle.Entry(index: index, fullUrl: item.fullUrl, resource: resource))
+            entries.append(try entry(index: index, fullUrl: item.fullUrl, object: item.object, version: version))
         }
         return FHIRBundle(type: object.string("type"), entries: entries, fhirVersion: version)
+    }
+
+    /// One entry's resource, read as `version`, keeping its original bytes.
+    func entry(index: Int, fullUrl: String?, object: JSONObject, version: FHIRVersion) throws(FHIRError) -> FHIRBundle.Entry {
+        let type = try typeOf(object, index: index)
+        let id = try identifier(of: object, type: type, fullUrl: fullUrl, index: index)
+        let bytes: Data
+        if let range = object.sourceRange {
+            bytes = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+        } else {
+            bytes = Data(JSONWriter.minified(.object(object)))
+        }
+        let resource = FHIRResource(
+            parsed: object, resourceType: type, identifier: id, fhirVersion: version, data: bytes,
+            sourceURL: fullUrl.flatMap { $0.hasPrefix("http") ? URL(string: $0) : nil } ?? sourceURL)
+        return FHIRBundle.Entry(index: index, fullUrl: fullUrl, resource: resource)
     }
 
     /// Gathers entry resources, descending into nested bundles (a batch response holds searchsets).
@@ -92,22 +97,33 @@ struct FHIRBundleReader {
                 throw .invalidBundleEntry(index: index, reason: error.description)
             }
         }
-        if let fullUrl {
-            let last = fullUrl.hasPrefix("urn:uuid:") ? String(fullUrl.dropFirst(9))
-                : fullUrl.hasPrefix("urn:oid:") ? String(fullUrl.dropFirst(8))
-                : Reference(reference: fullUrl).typeAndIdentifier?.identifier ?? ""
-            if FHIRResource.isValidIdentifier(last) { return last }
-        }
-        let range = object.sourceRange ?? 0..<0
-        return "derived-" + ContentDigest.hex(data, range: range)
+        return Self.identifier(fullUrl: fullUrl) ?? Self.derivedIdentifier(data, range: object.sourceRange ?? 0..<0)
     }
 
-    private func majorityRelease(_ objects: [JSONObject]) -> FHIRRelease {
+    /// The id a `fullUrl` ends in (`urn:uuid:`, `urn:oid:` or a URL's `Type/id`), when valid.
+    static func identifier(fullUrl: String?) -> String? {
+        guard let fullUrl else { return nil }
+        let last = fullUrl.hasPrefix("urn:uuid:") ? String(fullUrl.dropFirst(9))
+            : fullUrl.hasPrefix("urn:oid:") ? String(fullUrl.dropFirst(8))
+            : Reference(reference: fullUrl).typeAndIdentifier?.identifier ?? ""
+        return FHIRResource.isValidIdentifier(last) ? last : nil
+    }
+
+    /// The id made from an entry's bytes when it has neither an `id` nor a usable `fullUrl`.
+    static func derivedIdentifier(_ data: Data, range: Range<Int>) -> String { "derived-" + ContentDigest.hex(data, range: range) }
+
+    /// The release an entry's content points to (`nil` without a marker or a readable type).
+    static func release(of object: JSONObject) -> FHIRRelease? {
+        guard let t = try? FHIRResource.resourceType(of: object) else { return nil }
+        return FHIRReleaseDetector.release(of: object, type: t)
+    }
+
+    /// The release most entries point to; R4 on a tie.
+    static func majority(_ releases: [FHIRRelease?]) -> FHIRRelease {
         var dstu2 = 0
         var r4 = 0
-        for o in objects {
-            guard let t = try? FHIRResource.resourceType(of: o) else { continue }
-            switch FHIRReleaseDetector.release(of: o, type: t) {
+        for r in releases {
+            switch r {
             case .dstu2?: dstu2 += 1
             case .r4?: r4 += 1
             default: break

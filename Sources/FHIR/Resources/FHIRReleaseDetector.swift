@@ -5,13 +5,21 @@
 public enum FHIRReleaseDetector {
     /// The release a resource's content points to, or `nil` when it has no marker.
     public static func release(of object: JSONObject, type: FHIRResourceType) -> FHIRRelease? {
-        if let profiles = object.object("meta")?.list("profile") {
-            for p in profiles {
-                guard let s = p.stringValue else { continue }
-                if s.containsBytes("/DSTU2/") || s.containsBytes("/fhir/DSTU2") { return .dstu2 }
-                if s.containsBytes("/R4/") || s.containsBytes("hl7.org/fhir/us/core/") { return .r4 }
-            }
+        detect(object, type: type)
+    }
+
+    /// The release of a resource still on a tape (the object at `index`), by the same rules.
+    static func release(of tape: JSONTape, at index: Int, type: FHIRResourceType) -> FHIRRelease? {
+        detect(TapeObject(tape: tape, index: index), type: type)
+    }
+
+    private static func detect(_ object: some ReleaseMarkers, type: FHIRResourceType) -> FHIRRelease? {
+        for s in object.profiles {
+            if s.containsBytes("/DSTU2/") || s.containsBytes("/fhir/DSTU2") { return .dstu2 }
+            if s.containsBytes("/R4/") || s.containsBytes("hl7.org/fhir/us/core/") { return .r4 }
         }
+        let has = { (key: String) in object.kind(of: key) != nil }
+        let kind = { (key: String) in object.kind(of: key) }
         switch type.rawValue {
         case "MedicationOrder", "DiagnosticOrder", "Order", "OrderResponse", "DeviceUseRequest", "ProcedureRequest",
             "ReferralRequest", "ProcessRequest", "ProcessResponse", "Conformance":
@@ -19,37 +27,91 @@ public enum FHIRReleaseDetector {
         case "MedicationRequest", "ServiceRequest", "ExplanationOfBenefit", "CapabilityStatement", "ImmunizationEvaluation":
             return .r4
         case "Immunization":
-            if object["occurrenceDateTime"] != nil || object["occurrenceString"] != nil || object["primarySource"] != nil { return .r4 }
-            if object["wasNotGiven"] != nil || object["reported"] != nil || object["date"] != nil { return .dstu2 }
+            if has("occurrenceDateTime") || has("occurrenceString") || has("primarySource") { return .r4 }
+            if has("wasNotGiven") || has("reported") || has("date") { return .dstu2 }
         case "Condition":
-            if object["recordedDate"] != nil || object["clinicalStatus"]?.objectValue != nil || object["subject"] != nil { return .r4 }
-            if object["dateRecorded"] != nil || object["clinicalStatus"]?.stringValue != nil || object["patient"] != nil { return .dstu2 }
+            if has("recordedDate") || kind("clinicalStatus") == .object || has("subject") { return .r4 }
+            if has("dateRecorded") || kind("clinicalStatus") == .string || has("patient") { return .dstu2 }
         case "AllergyIntolerance":
-            if object["code"] != nil || object["clinicalStatus"]?.objectValue != nil { return .r4 }
-            if object["substance"] != nil || object["recordedDate"] != nil { return .dstu2 }
+            if has("code") || kind("clinicalStatus") == .object { return .r4 }
+            if has("substance") || has("recordedDate") { return .dstu2 }
         case "Encounter":
-            if object["subject"] != nil || object["class"]?.objectValue != nil { return .r4 }
-            if object["patient"] != nil || object["class"]?.stringValue != nil { return .dstu2 }
+            if has("subject") || kind("class") == .object { return .r4 }
+            if has("patient") || kind("class") == .string { return .dstu2 }
         case "Observation", "DiagnosticReport":
-            if object["category"]?.arrayValue != nil { return .r4 }
-            if object["category"]?.objectValue != nil { return .dstu2 }
+            if kind("category") == .array { return .r4 }
+            if kind("category") == .object { return .dstu2 }
         case "MedicationStatement":
-            if object["medicationCodeableConcept"] != nil, object["subject"] != nil { return .r4 }
-            if object["patient"] != nil || object["wasNotTaken"] != nil { return .dstu2 }
+            if has("medicationCodeableConcept"), has("subject") { return .r4 }
+            if has("patient") || has("wasNotTaken") { return .dstu2 }
         case "Procedure":
-            if object["notPerformed"] != nil { return .dstu2 }
-            if object["performedDateTime"] != nil || object["performedPeriod"] != nil, object["subject"] != nil, object["encounter"] != nil {
+            if has("notPerformed") { return .dstu2 }
+            if has("performedDateTime") || has("performedPeriod"), has("subject"), has("encounter") {
                 return .r4
             }
         case "Patient", "Practitioner":
-            if let name = object["name"]?[0]?.objectValue, name["family"]?.arrayValue != nil { return .dstu2 }
-            if let name = object["name"]?[0]?.objectValue, name["family"]?.stringValue != nil { return .r4 }
+            if object.firstNameFamily == .array { return .dstu2 }
+            if object.firstNameFamily == .string { return .r4 }
         case "Claim":
-            if object["patient"] != nil, object["type"]?.objectValue != nil { return .r4 }
+            if has("patient"), kind("type") == .object { return .r4 }
         default:
             break
         }
         return nil
+    }
+}
+
+/// What the release rules read of a resource's JSON, whether a tree or still on a tape.
+protocol ReleaseMarkers {
+    /// The kind of the member `key` (the first of that name), `nil` when there is none.
+    func kind(of key: String) -> JSONTape.Kind?
+    /// The strings of `meta.profile`, read as a list.
+    var profiles: [String] { get }
+    /// The kind of `name[0].family` when `name` is an array whose first element is an object.
+    var firstNameFamily: JSONTape.Kind? { get }
+}
+
+extension JSONValue {
+    /// The value's kind, as a tape names it.
+    var tapeKind: JSONTape.Kind {
+        switch self {
+        case .null: return .null
+        case .bool(let b): return b ? .true : .false
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+}
+
+extension JSONObject: ReleaseMarkers {
+    func kind(of key: String) -> JSONTape.Kind? { self[key]?.tapeKind }
+    var profiles: [String] { object("meta")?.list("profile").compactMap(\.stringValue) ?? [] }
+    var firstNameFamily: JSONTape.Kind? { self["name"]?[0]?.objectValue?["family"]?.tapeKind }
+}
+
+/// An object on a tape, read in place.
+struct TapeObject: ReleaseMarkers {
+    let tape: JSONTape
+    let index: Int
+
+    func kind(of key: String) -> JSONTape.Kind? { tape.member(index, named: key).map { tape.kind($0) } }
+
+    var profiles: [String] {
+        guard let meta = tape.member(index, "meta"), tape.kind(meta) == .object, let profile = tape.member(meta, "profile") else { return [] }
+        switch tape.kind(profile) {
+        case .null: return []
+        case .array: return tape.elements(profile).compactMap { tape.string($0) }
+        default: return tape.string(profile).map { [$0] } ?? []
+        }
+    }
+
+    var firstNameFamily: JSONTape.Kind? {
+        guard let name = tape.member(index, "name"), tape.kind(name) == .array, let first = tape.elements(name).first, tape.kind(first) == .object,
+            let family = tape.member(first, "family")
+        else { return nil }
+        return tape.kind(family)
     }
 }
 

@@ -1,6 +1,5 @@
 import ClinicalRecords
 import FHIR
-import Dispatch
 import Foundation
 
 extension DatabaseHealthStore {
@@ -10,10 +9,19 @@ extension DatabaseHealthStore {
     public func importResources(source: RecordSource, from producer: some ResourceProducer) async throws -> ImportOutcome {
         let now = clock.now.timeIntervalSince1970
         let result = try await write { w -> (ImportOutcome, Set<ClinicalType>, Int64) in
-            let feed = ProducerFeed(producer)
+            let sealer = w.sealer
+            let sourceIdentifier = source.identifier
+            let feed = ProducerFeed(producer) { c in
+                let r = c.resource
+                return HashedResource(
+                    resource: c, identity: sealer.identityKey([sourceIdentifier, r.resourceType.rawValue, r.identifier]), digest: sealer.contentDigest(r.data))
+            }
             do {
-                var batches = RecordBatches(writer: w, sourceID: try await w.sourceID(for: source), sourceIdentifier: source.identifier, now: now)
-                while let batch = try await feed.next() { try await batches.store(batch) }
+                var batches = RecordBatches(writer: w, sourceID: try await w.sourceID(for: source), now: now)
+                while let batch = try await feed.next() {
+                    try await batches.store(batch)
+                    BackgroundRelease.release(consume batch)
+                }
                 return (batches.outcome, batches.types, w.anchor)
             } catch {
                 await feed.drain()
@@ -41,20 +49,7 @@ extension DatabaseHealthStore {
 
     public func deleteResources(source: String, keeping: Set<ResourceKey>, resourceTypes: Set<FHIRResourceType>?) async throws -> Int {
         let kept = Set(keeping.map(\.bytes))
-        // Usually nothing is gone: when the source holds exactly as many resources (of the
-        // types judged) as were kept — all of which the download just stored — none is; a
-        // count answers that from the index, without reading rows or taking the write lock.
-        var count = sql("SELECT count(*) FROM resource r JOIN source s ON ")
-        count += count.sameScope("s", "r") + "s.id = r.source_id WHERE " + count.scope("r") + " AND s.identity = "
-        count += count.bind(ConsentCoding.sourceIdentity(source, sealer))
-        if let resourceTypes {
-            var binds: [String] = []
-            for type in resourceTypes.sorted() { binds.append(count.bind(type.rawValue)) }
-            count += " AND r.resource_type IN (" + (binds.isEmpty ? "NULL" : binds.joined(separator: ", ")) + ")"
-        }
-        let counting = count
-        let held = try await read { session in try await session.row(counting)?.int(0) ?? 0 }
-        if held == Int64(kept.count) { return 0 }
+        // Usually nothing is gone: a read finds that without taking the write lock.
         var probe = sql("SELECT r.identity, r.resource_type FROM resource r JOIN source s ON ")
         probe += probe.sameScope("s", "r") + "s.id = r.source_id WHERE " + probe.scope("r") + " AND s.identity = " + probe.bind(ConsentCoding.sourceIdentity(source, sealer))
         let final = probe
@@ -90,6 +85,19 @@ extension DatabaseHealthStore {
             return (count, types, w.anchor)
         }
         return await finishDeletion(result)
+    }
+
+    public func resourceCount(source: String, resourceTypes: Set<FHIRResourceType>?) async throws -> Int {
+        var count = sql("SELECT count(*) FROM resource r JOIN source s ON ")
+        count += count.sameScope("s", "r") + "s.id = r.source_id WHERE " + count.scope("r") + " AND s.identity = "
+        count += count.bind(ConsentCoding.sourceIdentity(source, sealer))
+        if let resourceTypes {
+            var binds: [String] = []
+            for type in resourceTypes.sorted() { binds.append(count.bind(type.rawValue)) }
+            count += " AND r.resource_type IN (" + (binds.isEmpty ? "NULL" : binds.joined(separator: ", ")) + ")"
+        }
+        let counting = count
+        return Int(try await read { session in try await session.row(counting)?.int(0) ?? 0 })
     }
 
     /// Deletes a source's resources that a filter (appended after the source condition)
@@ -129,61 +137,32 @@ extension DatabaseHealthStore {
 struct RecordBatches {
     let writer: StoreWriter
     let sourceID: Int64
-    let sourceIdentifier: String
     let now: Double
     var outcome = ImportOutcome()
     var types = Set<ClinicalType>()
 
-    private struct Item {
-        let resource: ClassifiedResource
-        let identity: Data
-        let digest: Data
-    }
+    private typealias Item = HashedResource
 
-    init(writer: StoreWriter, sourceID: Int64, sourceIdentifier: String, now: Double) {
+    init(writer: StoreWriter, sourceID: Int64, now: Double) {
         self.writer = writer
         self.sourceID = sourceID
-        self.sourceIdentifier = sourceIdentifier
         self.now = now
     }
 
     /// Stores a batch; a resource that repeats an identity of the batch starts a new one, so
     /// the repeat updates what came before it.
-    mutating func store(_ batch: [ClassifiedResource]) async throws {
+    mutating func store(_ batch: [HashedResource]) async throws {
         var chunk: [Item] = []
         var seen = Set<Data>()
-        for (resource, (identity, digest)) in zip(batch, keysAndDigests(batch)) {
-            if !seen.insert(identity).inserted {
+        for item in batch {
+            if !seen.insert(item.identity).inserted {
                 try await storeUnique(chunk)
                 chunk = []
-                seen = [identity]
+                seen = [item.identity]
             }
-            chunk.append(Item(resource: resource, identity: identity, digest: digest))
+            chunk.append(item)
         }
         try await storeUnique(chunk)
-    }
-
-    /// Each resource's identity key and content digest. Hashing is most of the writer's own
-    /// work, so a large batch is hashed on two threads while the writer waits for it.
-    private func keysAndDigests(_ batch: [ClassifiedResource]) -> [(Data, Data)] {
-        let sealer = writer.sealer
-        let source = sourceIdentifier
-        @Sendable func hash(_ c: ClassifiedResource) -> (Data, Data) {
-            let r = c.resource
-            return (sealer.identityKey([source, r.resourceType.rawValue, r.identifier]), sealer.contentDigest(r.data))
-        }
-        guard batch.count >= 64 else { return batch.map(hash) }
-        let empty = (Data(), Data())
-        var out = [(Data, Data)](repeating: empty, count: batch.count)
-        let half = batch.count / 2
-        out.withUnsafeMutableBufferPointer { buffer in
-            // Two halves, each written by one thread at its own indices.
-            nonisolated(unsafe) let target = buffer
-            DispatchQueue.concurrentPerform(iterations: 2) { part in
-                for i in (part == 0 ? 0..<half : half..<batch.count) { target[i] = hash(batch[i]) }
-            }
-        }
-        return out
     }
 
     private mutating func storeUnique(_ chunk: [Item]) async throws {

@@ -1,27 +1,44 @@
 import ClinicalRecords
 import Dispatch
+import Foundation
+
+/// A resource on its way into the store, with its identity key and content digest.
+struct HashedResource: Sendable {
+    let resource: ClassifiedResource
+    let identity: Data
+    let digest: Data
+}
 
 /// Pulls resources from a synchronous producer in batches on a thread outside Swift's
 /// cooperative pool (a producer may block reading a file), one batch ahead of the writer, so
-/// reading and writing overlap while at most two batches are in memory.
+/// reading and writing overlap while at most two batches are in memory. The same thread
+/// hashes each batch (identity keys and digests), which would otherwise hold up the writer.
 final class ProducerFeed {
     /// The most resources in one batch.
     static let batchCount = 256
+    /// The first batch is this small, so the writer starts while the producer is still warming up.
+    static let firstBatchCount = 32
     /// The most resource bytes in one batch (a batch holds at least one resource).
     static let batchBytes = 8 << 20
 
     private let producer: any ResourceProducer
-    private var pending: Task<[ClassifiedResource], any Error>?
+    private let key: @Sendable (ClassifiedResource) -> HashedResource
+    private var pending: Task<[HashedResource], any Error>?
     private var finished = false
+    private var limit = ProducerFeed.firstBatchCount
 
-    init(_ producer: any ResourceProducer) { self.producer = producer }
+    /// - Parameter key: makes a resource's identity key and digest (the store's sealer).
+    init(_ producer: any ResourceProducer, key: @escaping @Sendable (ClassifiedResource) -> HashedResource) {
+        self.producer = producer
+        self.key = key
+    }
 
     /// The next batch; `nil` when the producer has no more. A producer's error is thrown here.
-    func next() async throws -> [ClassifiedResource]? {
+    func next() async throws -> [HashedResource]? {
         guard !finished else { return nil }
         let task = pending ?? start()
         pending = nil
-        let batch: [ClassifiedResource]
+        let batch: [HashedResource]
         do { batch = try await task.value } catch {
             finished = true
             throw error
@@ -42,27 +59,31 @@ final class ProducerFeed {
         pending = nil
     }
 
-    private func start() -> Task<[ClassifiedResource], any Error> { Self.start(producer) }
-
-    private static func start(_ producer: any ResourceProducer) -> Task<[ClassifiedResource], any Error> {
-        Task.detached { try await pullOnAThread(producer) }
+    private func start() -> Task<[HashedResource], any Error> {
+        // Batches grow to full size: 32, 64, 128, 256, 256…
+        defer { limit = min(Self.batchCount, limit * 2) }
+        return Self.start(producer, key, limit)
     }
 
-    private static func pullOnAThread(_ producer: any ResourceProducer) async throws -> [ClassifiedResource] {
+    private static func start(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) -> HashedResource, _ limit: Int) -> Task<[HashedResource], any Error> {
+        Task.detached { try await pullOnAThread(producer, key, limit) }
+    }
+
+    private static func pullOnAThread(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) -> HashedResource, _ limit: Int) async throws -> [HashedResource] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                let result: Result<[ClassifiedResource], any Error>
-                do { result = .success(try pull(producer)) } catch { result = .failure(error) }
+                let result: Result<[HashedResource], any Error>
+                do { result = .success(try pull(producer, key, limit)) } catch { result = .failure(error) }
                 continuation.resume(with: result)
             }
         }
     }
 
-    private static func pull(_ producer: any ResourceProducer) throws -> [ClassifiedResource] {
-        var batch: [ClassifiedResource] = []
+    private static func pull(_ producer: any ResourceProducer, _ key: (ClassifiedResource) -> HashedResource, _ limit: Int) throws -> [HashedResource] {
+        var batch: [HashedResource] = []
         var bytes = 0
-        while batch.count < batchCount, bytes < batchBytes, let item = try producer.next() {
-            batch.append(item)
+        while batch.count < limit, bytes < batchBytes, let item = try producer.next() {
+            batch.append(key(item))
             bytes += item.resource.data.count
         }
         return batch

@@ -40,6 +40,9 @@ package struct SQLStatement: Sendable {
 
     /// The same text with other values for its placeholders (the person's stays first): one
     /// statement text serves many rows.
+    /// The values that stay when ``replacingValues(with:)`` gives a row its own (the person's, if any).
+    package var fixedValues: ArraySlice<SQLValue> { values.prefix(personPlaceholder == nil ? 0 : 1) }
+
     package func replacingValues(with newValues: some Sequence<SQLValue>) -> SQLStatement {
         var copy = self
         copy.values.removeSubrange((personPlaceholder == nil ? 0 : 1)...)

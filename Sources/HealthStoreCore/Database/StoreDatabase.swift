@@ -7,9 +7,16 @@ package protocol SQLSession {
     func rows(_ statement: SQLStatement) async throws -> [SQLRow]
     /// Runs a statement, ignoring any rows.
     func run(_ statement: SQLStatement) async throws
+    /// Runs a statement once for each row of values (its placeholders after the person's),
+    /// ignoring any rows: an engine prepares it once and binds each row in turn.
+    func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws
 }
 
 extension SQLSession {
+    package func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws {
+        for row in rows { try await run(statement.replacingValues(with: row)) }
+    }
+
     /// Runs a statement for its first row.
     package func row(_ statement: SQLStatement) async throws -> SQLRow? { try await rows(statement).first }
 }

@@ -46,6 +46,10 @@ final class StoreWriter {
     /// all have the same width; a statement's text is made once per number of rows.
     func insert(_ head: String, _ rows: [[SQLValue]]) async throws {
         guard let width = rows.first?.count else { return }
+        if dialect.rowsPerStatement == 1 {
+            try await session.runEach(insertStatement(head, rows: 1, width: width), rows)
+            return
+        }
         var texts: [Int: SQLStatement] = [:]
         for start in stride(from: 0, to: rows.count, by: dialect.rowsPerStatement) {
             let chunk = rows[start..<min(start + dialect.rowsPerStatement, rows.count)]

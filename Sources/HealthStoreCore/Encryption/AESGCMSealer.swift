@@ -42,12 +42,7 @@ public struct AESGCMSealer: RecordSealer {
     }
 
     public func identityKey(_ parts: [String]) -> Data {
-        var mac = HMAC<SHA256>(key: identityMAC)
-        for p in parts {
-            mac.update(data: Data(p.utf8))
-            mac.update(data: Data([0]))
-        }
-        return Data(mac.finalize())
+        Data(HMAC<SHA256>.authenticationCode(for: IdentityParts.bytes(parts), using: identityMAC))
     }
 
     public func contentDigest(_ data: Data) -> Data {

@@ -65,6 +65,10 @@ public protocol HealthStore: ConsentStorage, CredentialStorage, ProviderStorage,
     /// holds. Deleted records leave tombstones; returns how many resources were removed.
     func deleteResources(source: String, keeping: Set<ResourceKey>, resourceTypes: Set<FHIRResourceType>?) async throws -> Int
 
+    /// How many resources a source holds, of the given types (every type when `nil`): a sync
+    /// that just stored as many as the source holds knows nothing is gone without making keys.
+    func resourceCount(source: String, resourceTypes: Set<FHIRResourceType>?) async throws -> Int
+
     /// The anchor of the latest change.
     func currentAnchor() async throws -> QueryAnchor
 

@@ -25,14 +25,21 @@ public struct PlainSealer: RecordSealer {
     public func seal(_ plaintext: Data) throws -> Data { plaintext }
     public func open(_ sealed: Data) throws -> Data { sealed }
 
-    public func identityKey(_ parts: [String]) -> Data {
-        var h = SHA256()
-        for p in parts {
-            h.update(data: Data(p.utf8))
-            h.update(data: Data([0]))
-        }
-        return Data(h.finalize())
-    }
+    public func identityKey(_ parts: [String]) -> Data { Data(SHA256.hash(data: IdentityParts.bytes(parts))) }
 
     public func contentDigest(_ data: Data) -> Data { Data(SHA256.hash(data: data)) }
+}
+
+/// The bytes an identity key is made from: each part's UTF-8 followed by a zero byte, in one
+/// buffer (one hash call, no buffer per part; a sync computes thousands of keys).
+enum IdentityParts {
+    static func bytes(_ parts: [String]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
+        for p in parts {
+            bytes.append(contentsOf: p.utf8)
+            bytes.append(0)
+        }
+        return bytes
+    }
 }

@@ -86,4 +86,24 @@ import TestSupport
         #expect(try await f.store.deleteResources(source: "provider:h", keeping: keep, resourceTypes: nil) == 1)
         #expect(try await f.store.deleteResources(source: "no-such-source", keeping: [], resourceTypes: nil) == 0)
     }
+
+    /// A source's count answers "is anything gone?" for a sync; deletion itself never trusts a
+    /// count of keys: a key kept that names nothing held must not hide a resource that is gone.
+    @Test(arguments: StoreEngine.all)
+    func deletionsDoNotTrustTheNumberOfKeysKept(engine: StoreEngine) async throws {
+        let f = try await StoreFixture(engine)
+        let bundle = """
+            {"resourceType":"Bundle","type":"collection","entry":[{"resource":\(Self.observation("a"))},{"resource":\(Self.observation("bb"))},
+             {"resource":\(Self.observation("ccc"))},{"resource":{"resourceType":"Patient","id":"p1"}}]}
+            """
+        try await f.importJSON("one.json", bundle, source: "provider:h")
+        #expect(try await f.store.resourceCount(source: "provider:h", resourceTypes: nil) == 4)
+        #expect(try await f.store.resourceCount(source: "provider:h", resourceTypes: [.observation]) == 3)
+        #expect(try await f.store.resourceCount(source: "provider:h", resourceTypes: [.condition]) == 0)
+        #expect(try await f.store.resourceCount(source: "no-such-source", resourceTypes: nil) == 0)
+        // As many keys as Observations held, but "zzz" is not one of them: "ccc" is gone all the same.
+        let keep = Set(["a", "bb", "zzz"].map { f.store.resourceKey(source: "provider:h", resourceType: .observation, identifier: $0) })
+        #expect(try await f.store.deleteResources(source: "provider:h", keeping: keep, resourceTypes: [.observation]) == 1)
+        #expect(try await f.store.resourceCount(source: "provider:h", resourceTypes: [.observation]) == 2)
+    }
 }
