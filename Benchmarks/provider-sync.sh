@@ -12,11 +12,11 @@
 # two modes fetch different counts.
 # Usage (from anywhere): Benchmarks/provider-sync.sh [--cli PATH] [--rounds N]
 #   --cli     the healthrecords executable (default .build/release/healthrecords, built when missing)
-#   --rounds  runs of each mode (default 3)
+#   --rounds  runs of each mode (default 9; runs on a shared machine vary by ±0.05 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLI=""
-ROUNDS=3
+ROUNDS=9
 while [ $# -gt 0 ]; do
   case "$1" in
     --cli) CLI="$2"; shift 2 ;;

@@ -25,6 +25,7 @@ let package = Package(
         ], path: "Sources/FuzzInflate"),
         .executableTarget(name: "FuzzCMS", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzCMS"),
         .executableTarget(name: "FuzzPNG", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzPNG"),
+        .executableTarget(name: "FuzzJPEG", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzJPEG"),
         .executableTarget(name: "FuzzQRDecode", dependencies: [.product(name: "QRCode", package: "HealthRecords")], path: "Sources/FuzzQRDecode"),
         .executableTarget(name: "FuzzP256", dependencies: [.product(name: "JOSE", package: "HealthRecords")], path: "Sources/FuzzP256"),
         .executableTarget(name: "FuzzSMART", dependencies: [.product(name: "SMARTAuthorization", package: "HealthRecords")], path: "Sources/FuzzSMART"),

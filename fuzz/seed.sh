@@ -5,7 +5,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 shared="$here/../../shared"
 seeds="$here/.seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE}
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzJPEG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE}
 n=0
 for f in "$shared"/data/fhir/r4-examples/*.json; do
   [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
@@ -72,3 +72,5 @@ if [ -x "$bin" ]; then
   cp "$seeds"/FuzzPNG/*.png "$seeds/FuzzQRDecode/" 2>/dev/null || true
 fi
 cp "$shared"/vectors/shc/spec-examples-2021/*.png "$seeds/FuzzPNG/" 2>/dev/null || true
+# JPEG: the decoder's own fixtures (baseline, progressive, restart markers, subsampling, EXIF).
+cp "$here"/../Tests/QRCodeTests/Fixtures/jpeg/*.jpg "$seeds/FuzzJPEG/" 2>/dev/null || true

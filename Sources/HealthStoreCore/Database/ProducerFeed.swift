@@ -16,8 +16,9 @@ struct HashedResource: Sendable {
 final class ProducerFeed {
     /// The most resources in one batch.
     static let batchCount = 256
-    /// The first batch is this small, so the writer starts while the producer is still warming up.
-    static let firstBatchCount = 32
+    /// The first batch is this small, so the writer starts while a large page is still being
+    /// read; a page of a search (200) still goes in two batches.
+    static let firstBatchCount = 64
     /// The most resource bytes in one batch (a batch holds at least one resource).
     static let batchBytes = 8 << 20
 
@@ -60,8 +61,8 @@ final class ProducerFeed {
     }
 
     private func start() -> Task<[HashedResource], any Error> {
-        // Batches grow to full size: 32, 64, 128, 256, 256…
-        defer { limit = min(Self.batchCount, limit * 2) }
+        // Then full batches: 64, 256, 256…
+        defer { limit = Self.batchCount }
         return Self.start(producer, key, limit)
     }
 
