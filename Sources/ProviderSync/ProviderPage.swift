@@ -20,9 +20,6 @@ final class ProviderPage: Sendable {
 
     static let limits = JSONLimits(maxDocumentBytes: ProviderHTTP.maxResponseBytes, maxDepth: 128, maxStringBytes: 32 << 20, maxContainerElements: 1_000_000)
 
-    /// Threads that share the reading of one page's entries.
-    static let threads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
-
     /// How many resources the page holds (OperationOutcomes left out).
     let count: Int
 
