@@ -16,6 +16,8 @@ import HealthStoreCore
 /// - `v5-store-key`: the wrapped data key of each encrypted person's store.
 /// - `v6-consent-categories`: every resource's consent category, apps' access revisions, and
 ///   each person's secret for the anchors apps see.
+/// - `v7-credentials` … `v9-providers`: as SQLite's `v8` … `v10`.
+/// - `v10-tombstones-by-source`: tombstones indexed by source.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -260,6 +262,11 @@ enum PostgresSchema {
                 checkpoint bytea,
                 PRIMARY KEY (person_id, id)
             );
+            """),
+        // An import asks once whether its source has tombstones (and removing a source
+        // cascades to them) without reading every tombstone of the person.
+        Migration(name: "v10-tombstones-by-source", sql: """
+            CREATE INDEX tombstone_by_source ON tombstone (person_id, source_id);
             """),
     ]
 

@@ -21,11 +21,13 @@ import HealthStoreCore
 ///   one index, so FHIR searches count without reading rows.
 /// - `v10-providers`: provider connections (sealed: client secrets, keys and tokens) and the
 ///   checkpoint of a sync under way.
+/// - `v11-tombstones-by-source`: tombstones indexed by source, so an import asks once whether
+///   its source has any instead of deleting by identity batch after batch.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v10-providers"
+    static let latestMigration = "v11-tombstones-by-source"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -315,6 +317,9 @@ enum SQLiteSchema {
                     checkpoint BLOB
                 );
                 """)
+        })
+        m.append(Migration(name: "v11-tombstones-by-source") { db in
+            try db.execute("CREATE INDEX tombstone_by_source ON tombstone(source_id)")
         })
         return m
     }

@@ -8,28 +8,21 @@ import HealthStoreCore
 /// classified, leaving out any resource that names another Patient: a server that ignores
 /// `patient=` must not fill the person's store with other people's records.
 ///
-/// Making and classifying cost more than writing, so a large page is done in two halves at
-/// once: the first as the writer asks for it (on the feed's thread), the second on another
-/// thread from the start; the writer takes the second half's results when it gets there.
+/// Making and classifying cost more than writing, so a large page is made in order by the
+/// store's feed thread and helper threads together (``InOrderWork``), chunk by chunk from the
+/// front, while the writer stores what came before.
 final class PageProducer: ResourceProducer, @unchecked Sendable {
-    // `next()` is called by one consumer at a time (see ResourceProducer). The second half's
-    // results are written by its own job before `done` is signalled and read only after.
-    private var entries: PageEntries
-    private let builder: RecordBuilder
-    private let patient: String
-    private let split: Int
+    // `next()` is called by one consumer at a time (see ResourceProducer).
+    private var work: InOrderWork<Result<Slot, FHIRError>>?
     private let slots: Int
     private var index = 0
-    private var late: [Result<Slot, FHIRError>] = []
-    private let done = DispatchSemaphore(value: 0)
-    private var waited = false
     /// `Type/id` of every resource handed over.
     private(set) var stored: [String] = []
     /// How many were left out for naming another Patient.
     private(set) var dropped = 0
 
     /// What one entry came to.
-    private enum Slot {
+    private enum Slot: Sendable {
         /// An OperationOutcome: not the person's.
         case skipped
         /// It names another Patient.
@@ -37,39 +30,33 @@ final class PageProducer: ResourceProducer, @unchecked Sendable {
         case classified(ClassifiedResource)
     }
 
-    /// Pages smaller than this are done on one thread.
-    static let parallelFrom = 128
+    /// Pages smaller than this are made on the feed's thread alone.
+    static let parallelFrom = 512
+
+    /// Helper threads for a large page: one fewer than the cores (the feed's thread is the
+    /// other), at most three; at least one, so the writer's core is not the only one making.
+    static let helpers = min(3, max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
 
     init(page: ProviderPage, builder: RecordBuilder, patient: String) {
-        entries = page.entries
-        self.builder = builder
-        self.patient = patient
+        let entries = page.entries
         slots = entries.slots
-        split = slots >= Self.parallelFrom ? slots / 2 : slots
         stored.reserveCapacity(slots)
-        if split < slots {
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                late = (split..<slots).map { i in Result { () throws(FHIRError) in try make(i) } }
-                done.signal()
-            }
+        work = InOrderWork(count: slots, helpers: slots >= Self.parallelFrom ? Self.helpers : 0) { i in
+            Result { () throws(FHIRError) in try Self.make(i, of: entries, builder: builder, patient: patient) }
         }
     }
 
+    deinit {
+        // An import that failed half-way: the helpers need not make the rest.
+        work?.stop()
+    }
+
     func next() throws -> ClassifiedResource? {
+        guard let work else { return nil }
         while index < slots {
             let i = index
             index += 1
-            let slot: Slot
-            if i < split {
-                slot = try make(i)
-            } else {
-                if !waited {
-                    done.wait()
-                    waited = true
-                }
-                slot = try late[i - split].get()
-            }
-            switch slot {
+            switch try work.value(at: i).get() {
             case .skipped: continue
             case .dropped: dropped += 1
             case .classified(let result):
@@ -80,26 +67,19 @@ final class PageProducer: ResourceProducer, @unchecked Sendable {
         return nil
     }
 
-    /// Frees what the page held on another thread (see ``BackgroundRelease``), once the import
-    /// has taken every resource (`next()` returned `nil`, so the second half's job is done).
+    /// Frees what the page's entries became on another thread (see ``BackgroundRelease``),
+    /// once the import is over; helpers still making entries stop after their chunk.
     func releaseInBackground() {
-        BackgroundRelease.release(takeAll())
-    }
-
-    /// What the producer holds, leaving it empty (so the release queue holds the last copy).
-    private func takeAll() -> (PageEntries, [Result<Slot, FHIRError>]) {
-        defer {
-            entries = .resources([])
-            late = []
-        }
-        return (entries, late)
+        guard let work else { return }
+        self.work = nil
+        work.stop()
+        BackgroundRelease.release(work)
     }
 
     /// Entry `i` made into a resource and classified.
-    private func make(_ i: Int) throws(FHIRError) -> Slot {
+    private static func make(_ i: Int, of entries: PageEntries, builder: RecordBuilder, patient: String) throws(FHIRError) -> Slot {
         guard let resource = try entries.resource(i) else { return .skipped }
         if PatientReferences.namesOtherPatient(resource, than: patient) { return .dropped }
-        let entries = self.entries
         return .classified(try builder.classify(resource) { ref in entries.resolve(ref) })
     }
 }

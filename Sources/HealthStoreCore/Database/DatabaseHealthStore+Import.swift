@@ -18,6 +18,7 @@ extension DatabaseHealthStore {
             }
             do {
                 var batches = RecordBatches(writer: w, sourceID: try await w.sourceID(for: source), now: now)
+                try await batches.lookAtSource()
                 while let batch = try await feed.next() {
                     try await batches.store(batch)
                     BackgroundRelease.release(consume batch)
@@ -140,6 +141,12 @@ struct RecordBatches {
     let now: Double
     var outcome = ImportOutcome()
     var types = Set<ClinicalType>()
+    /// What this import inserted, kept while the source held no row when the import began:
+    /// then only a batch that repeats one of these needs the lookup of stored versions.
+    private var insertedIntoEmptySource: Set<Data>?
+    /// Whether the source has tombstones (a record that comes back loses its tombstone); an
+    /// import creates none, so asking once is enough.
+    private var sourceHasTombstones = true
 
     private typealias Item = HashedResource
 
@@ -147,6 +154,18 @@ struct RecordBatches {
         self.writer = writer
         self.sourceID = sourceID
         self.now = now
+    }
+
+    /// Asks once what every batch would otherwise ask again: whether the source holds any row,
+    /// and any tombstone. (The import holds the write lock, so neither changes meanwhile.)
+    mutating func lookAtSource() async throws {
+        let w = writer
+        var held = w.sql("SELECT count(*) FROM (SELECT 1 FROM resource WHERE ")
+        held += held.scope() + " AND source_id = " + held.bind(sourceID) + " LIMIT 1) AS held"
+        insertedIntoEmptySource = try await w.session.row(held)?.int(0) == 0 ? [] : nil
+        var gone = w.sql("SELECT count(*) FROM (SELECT 1 FROM tombstone WHERE ")
+        gone += gone.scope() + " AND source_id = " + gone.bind(sourceID) + " LIMIT 1) AS gone"
+        sourceHasTombstones = try await w.session.row(gone)?.int(0) != 0
     }
 
     /// Stores a batch; a resource that repeats an identity of the batch starts a new one, so
@@ -168,10 +187,12 @@ struct RecordBatches {
     private mutating func storeUnique(_ chunk: [Item]) async throws {
         guard !chunk.isEmpty else { return }
         let w = writer
-        var find = w.sql("SELECT id, identity, digest, clinical_type FROM resource WHERE ")
-        find += find.scope() + " AND identity IN (" + find.list(chunk.map(\.identity)) + ")"
         var existing: [Data: (id: Int64, digest: Data, type: String?)] = [:]
-        for row in try await w.session.rows(find) { existing[try row.data(1)] = (try row.int(0), try row.data(2), try row.optionalString(3)) }
+        if insertedIntoEmptySource.map({ inserted in chunk.contains { inserted.contains($0.identity) } }) ?? true {
+            var find = w.sql("SELECT id, identity, digest, clinical_type FROM resource WHERE ")
+            find += find.scope() + " AND identity IN (" + find.list(chunk.map(\.identity)) + ")"
+            for row in try await w.session.rows(find) { existing[try row.data(1)] = (try row.int(0), try row.data(2), try row.optionalString(3)) }
+        }
 
         var inserts: [(Item, Int64)] = []
         var updates: [(Item, Int64, Int64)] = []
@@ -191,7 +212,10 @@ struct RecordBatches {
             count(item.resource.clinicalType, inserted: existing[item.identity] == nil, previous: previous)
         }
         if !updates.isEmpty { try await update(updates) }
-        if !inserts.isEmpty { try await insert(inserts) }
+        if !inserts.isEmpty {
+            try await insert(inserts)
+            insertedIntoEmptySource?.formUnion(inserts.lazy.map(\.0.identity))
+        }
     }
 
     /// Counts one stored change: an insert or update of a record, or a resource that is not one.
@@ -259,6 +283,7 @@ struct RecordBatches {
             INSERT INTO resource (\(w.dialect.resourceAddedColumn), identity, source_id, resource_type, clinical_type, resource_id, display_name,
             fhir_version, source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES 
             """, rows)
+        guard sourceHasTombstones else { return }
         var tombstones = w.sql("DELETE FROM tombstone WHERE ")
         tombstones += tombstones.scope() + " AND identity IN (" + tombstones.list(inserts.map(\.0.identity)) + ")"
         try await w.session.run(tombstones)
