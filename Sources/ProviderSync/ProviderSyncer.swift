@@ -59,7 +59,7 @@ public struct ProviderSyncer: Sendable {
 
         var checkpoint: SyncCheckpoint?
         if !options.fetchOnly && !options.full, let saved = try await store.syncCheckpoint(providerID: providerID) {
-            checkpoint = try? JSONDecoder().decode(SyncCheckpoint.self, from: saved)
+            checkpoint = try? SyncCheckpoint(encoded: saved)
             report.resumed = checkpoint != nil
         }
         let now = clock()

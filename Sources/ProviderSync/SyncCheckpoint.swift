@@ -38,24 +38,42 @@ struct SyncCheckpoint: Sendable, Codable {
         self.seen = seen
     }
 
-    // The seen ids are one newline-separated string: thousands of JSON strings cost more to
-    // write after every page than the page itself. (A FHIR id has no newline.)
+    /// What is saved after every page: the steps as compact JSON (which has no raw newline),
+    /// a newline, then the seen ids one per line (a FHIR id has no newline). Thousands of ids
+    /// inside the JSON cost more to encode after every page than the page itself.
+    func encoded() throws -> Data {
+        var data = try JSONEncoder().encode(self)
+        data.append(0x0A)
+        data.append(contentsOf: seen.joined(separator: "\n").utf8)
+        return data
+    }
+
+    /// Reads what ``encoded()`` saved (or a checkpoint saved whole as JSON, the ids in it).
+    init(encoded data: Data) throws {
+        let newline = data.firstIndex(of: 0x0A)
+        self = try JSONDecoder().decode(Self.self, from: data[..<(newline ?? data.endIndex)])
+        if let newline {
+            let ids = data[data.index(after: newline)...]
+            seen = ids.isEmpty ? [] : Set(String(decoding: ids, as: UTF8.self).split(separator: "\n").map(String.init))
+        }
+    }
+
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         full = try c.decode(Bool.self, forKey: .full)
         since = try c.decodeIfPresent(Date.self, forKey: .since)
         started = try c.decode(Date.self, forKey: .started)
         steps = try c.decode([StepState].self, forKey: .steps)
-        let text = try c.decode(String.self, forKey: .seen)
+        let text = try c.decodeIfPresent(String.self, forKey: .seen) ?? ""
         seen = Set(text.split(separator: "\n").map(String.init))
     }
 
+    /// The steps alone; the seen ids follow the JSON (see ``encoded()``).
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(full, forKey: .full)
         try c.encodeIfPresent(since, forKey: .since)
         try c.encode(started, forKey: .started)
         try c.encode(steps, forKey: .steps)
-        try c.encode(seen.joined(separator: "\n"), forKey: .seen)
     }
 }

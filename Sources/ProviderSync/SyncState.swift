@@ -83,7 +83,7 @@ actor SyncState {
 
     private func save() async throws {
         guard persist else { return }
-        let data = try JSONEncoder().encode(checkpoint)
+        let data = try checkpoint.encoded()
         try await store.saveSyncCheckpoint(data, providerID: providerID)
     }
 
