@@ -30,6 +30,10 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        // Closing must not copy the log into the file: a command that just stored a 5 MB page
+        // would wait for that copy and two fsyncs before it could exit. The log stays (SQLite
+        // reads it back on the next open) until ``WALCheckpointer`` copies it when writes pause.
+        healthrecords_sqlite3_keep_log_on_close(db)
         sqlite3_busy_timeout(db, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
         // Deleted rows must not linger in free pages: delete is meant to remove data.
         try execute("PRAGMA secure_delete = ON; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")

@@ -7,25 +7,42 @@ import Synchronization
 ///
 /// SQLite's automatic checkpoint runs inside the `COMMIT` that takes the log past 1,000 pages:
 /// a large import (a provider's 5 MB download) would wait for the copy and its two fsyncs before
-/// its commit returns. The writer instead reports each commit's log length here, and a long log
-/// is checkpointed beside the next writes (`PASSIVE`: it never blocks a reader or the writer),
-/// at idle priority, so it takes only cores nothing else wants, such as while a sync waits for
-/// its next page. A log that still grows past ``inlineThreshold`` (a machine busy for long) is
-/// checkpointed inside the commit, as SQLite itself would, so it stays bounded. A process that
-/// exits first leaves the log as it is, which is safe: SQLite reads it on the next open, and
-/// the next long commit checkpoints it. Deletions still empty the log at once
-/// (``SQLiteDatabase/scrub(vacuum:)``).
+/// its commit returns. The writer instead reports each commit's log length here, and once the
+/// writes have paused for ``quietPeriod`` a long log is checkpointed (`PASSIVE`: it never blocks
+/// a reader or the writer) at idle priority, so it takes only cores nothing else wants.
+///
+/// The pause matters as much as the priority: a checkpoint fsyncs the log and the file, and a
+/// process cannot exit while one of its threads is inside an fsync, so a command-line sync that
+/// started one as it finished would wait for the disk. A log that still grows past
+/// ``inlineThreshold`` (writes that never pause) is checkpointed inside the commit, as SQLite
+/// itself would, so it stays bounded. A process that exits first leaves the log as it is (its
+/// connections do not checkpoint on close either), which is safe: SQLite reads it on the next
+/// open, and the next long commit checkpoints it.
+/// Deletions still empty the log at once (``SQLiteDatabase/scrub(vacuum:)``).
 final class WALCheckpointer: Sendable {
     /// Log pages after which a checkpoint is started (SQLite's own default threshold).
     static let threshold: Int32 = 1000
     /// Log pages beyond which the commit checkpoints itself (about 40 MB).
     static let inlineThreshold: Int32 = 10_000
 
+    /// How long the writer must have written nothing long before the log is copied.
+    static let quietPeriod: Duration = .milliseconds(250)
+
     private let path: String
     private let busyTimeout: TimeInterval
-    /// Whether a checkpoint is queued or running, and its connection (opened on first use,
-    /// used only by the queued job).
-    private let state = Mutex<(scheduled: Bool, connection: SQLiteConnection?)>((false, nil))
+    private let state = Mutex(State())
+
+    /// Where the checkpointer stands.
+    private struct State {
+        /// When a commit last left a long log.
+        var lastLongCommit = ContinuousClock.now
+        /// A timer is waiting for the writes to pause.
+        var waiting = false
+        /// A checkpoint is queued or running.
+        var scheduled = false
+        /// The checkpoint's connection (opened on first use, used only by the queued job).
+        var connection: SQLiteConnection?
+    }
 
     init(path: String, busyTimeout: TimeInterval) {
         self.path = path
@@ -49,12 +66,38 @@ final class WALCheckpointer: Sendable {
     /// Called inside each commit with the log's length in pages.
     private func committed(frames: Int32) {
         guard frames >= Self.threshold else { return }
-        let start = state.withLock { s -> Bool in
-            if s.scheduled { return false }
-            s.scheduled = true
+        let arm = state.withLock { s -> Bool in
+            s.lastLongCommit = .now
+            if s.waiting || s.scheduled { return false }
+            s.waiting = true
             return true
         }
-        guard start else { return }
+        if arm { wait(Self.quietPeriod) }
+    }
+
+    /// Checks again after `delay`: a later long commit pushes the checkpoint back.
+    private func wait(_ delay: Duration) {
+        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [self] in
+            let remaining = state.withLock { s -> Duration? in
+                let left = Self.remainingQuiet(since: s.lastLongCommit, now: .now)
+                if left == nil {
+                    s.waiting = false
+                    s.scheduled = true
+                }
+                return left
+            }
+            if let remaining { wait(remaining) } else { checkpoint() }
+        }
+    }
+
+    /// How much longer the writes must pause before a checkpoint; `nil`: long enough already.
+    static func remainingQuiet(since last: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Duration? {
+        let quiet = last.duration(to: now)
+        return quiet >= quietPeriod ? nil : quietPeriod - quiet
+    }
+
+    private func checkpoint() {
         let taken = IdleWork.enqueue { [self] in
             let connection = state.withLock { s -> SQLiteConnection? in
                 if s.connection == nil { s.connection = try? SQLiteConnection(path: path, busyTimeout: busyTimeout) }
@@ -67,6 +110,4 @@ final class WALCheckpointer: Sendable {
         // Refused (the idle thread is behind): the next long commit tries again.
         if !taken { state.withLock { $0.scheduled = false } }
     }
-
-
 }

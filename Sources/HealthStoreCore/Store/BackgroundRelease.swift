@@ -6,11 +6,13 @@
 /// provider's last page and finishing the sync, or compete with them for the cores. When the
 /// idle thread's backlog is full, the caller frees the value itself.
 public enum BackgroundRelease {
-    /// Takes over `value` (its last owner) and lets it go on the idle thread.
-    public static func release<Value>(_ value: consuming Value) {
+    /// Takes over `value` (its last owner) and lets it go on the idle thread; `false` when the
+    /// idle thread's backlog was full and the value was freed here instead.
+    @discardableResult
+    public static func release<Value>(_ value: consuming Value) -> Bool {
         let box = Box(consume value)
         // Refused: `box`, and the value, are freed here when this function returns.
-        IdleWork.enqueue { box.empty() }
+        return IdleWork.enqueue { box.empty() }
     }
 
     /// Holds the value until the queued job empties it, whichever thread lets go of the box last.
