@@ -19,9 +19,11 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Batches of different sizes make different statements; beyond this many the cache starts over.
     private static let cacheLimit = 64
 
-    init(path: String, busyTimeout: TimeInterval) throws {
+    /// - Parameter create: whether a missing file is created (a checkpoint's connection must not
+    ///   bring back a file that was deleted meanwhile).
+    init(path: String, busyTimeout: TimeInterval, create: Bool = true) throws {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -51,6 +53,16 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Copies what it can of the write-ahead log into the file without waiting for anyone.
     func checkpointPassive() {
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+
+    /// Copies the whole log into the file and empties it; `false` when another connection's
+    /// checkpoint or a reader's older snapshot stood in the way (`PRAGMA wal_checkpoint` reports
+    /// that only in a row, which is easy to miss).
+    func checkpointTruncate() throws -> Bool {
+        let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        if status == SQLITE_OK { return true }
+        if status & 0xFF == SQLITE_BUSY || status & 0xFF == SQLITE_LOCKED { return false }
+        throw failure(status)
     }
 
     deinit {

@@ -64,6 +64,23 @@ final class SQLiteDatabase: StoreDatabase {
         return try await Self.finish(writer, body)
     }
 
+    /// A transaction whose commit fsyncs the log: with `synchronous = NORMAL` a commit is
+    /// durable only after the next checkpoint, and nothing checkpoints when a command exits.
+    func durableTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        await turns.take()
+        defer { turns.give() }
+        let writer = self.writer
+        try await Self.offPool {
+            try writer.execute("PRAGMA synchronous = FULL")
+            do { try writer.execute("BEGIN IMMEDIATE") } catch {
+                try? writer.execute("PRAGMA synchronous = NORMAL")
+                throw error
+            }
+        }
+        defer { try? writer.execute("PRAGMA synchronous = NORMAL") }
+        return try await Self.finish(writer, body)
+    }
+
     /// Runs the body of an open transaction, then commits it, or rolls it back on a throw.
     private static func finish<T>(_ connection: SQLiteConnection, _ body: (any SQLSession) async throws -> T) async throws -> T {
         do {
@@ -88,15 +105,26 @@ final class SQLiteDatabase: StoreDatabase {
         return try await body(connection)
     }
 
+    deinit {
+        checkpointer.close()
+    }
+
     func scrub(vacuum: Bool) async throws {
         await turns.take()
         defer { turns.give() }
         let writer = self.writer
+        let checkpointer = self.checkpointer
+        let patience = min(1, busyTimeout)
         try await Self.offPool {
             if vacuum { try writer.execute("VACUUM") }
             // Moves every WAL frame into the file and empties the WAL, so old page images
-            // (deleted rows included) do not linger there; skipped while readers hold old snapshots.
-            try writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            // (deleted rows included) do not linger there. This process's own checkpoint is
+            // waited for; another process's checkpoint or a reader's older snapshot is given up
+            // to a second, then left (the next deletion or checkpoint moves the frames).
+            let deadline = Date().addingTimeInterval(patience)
+            while try !checkpointer.withoutCheckpoints({ try writer.checkpointTruncate() }), Date() < deadline {
+                usleep(10_000)
+            }
         }
     }
 

@@ -38,11 +38,17 @@ final class WALCheckpointer: Sendable {
         var lastLongCommit = ContinuousClock.now
         /// A timer is waiting for the writes to pause.
         var waiting = false
-        /// A checkpoint is queued or running.
-        var scheduled = false
+        /// A checkpoint is queued or running, since this moment.
+        var scheduled: ContinuousClock.Instant?
+        /// The store was closed: nothing more is started.
+        var closed = false
         /// The checkpoint's connection (opened on first use, used only by the queued job).
         var connection: SQLiteConnection?
     }
+
+    /// Held while a checkpoint of this process runs, so that a `TRUNCATE` checkpoint (after a
+    /// deletion) is not refused for it.
+    private let running = NSLock()
 
     init(path: String, busyTimeout: TimeInterval) {
         self.path = path
@@ -68,26 +74,53 @@ final class WALCheckpointer: Sendable {
         guard frames >= Self.threshold else { return }
         let arm = state.withLock { s -> Bool in
             s.lastLongCommit = .now
-            if s.waiting || s.scheduled { return false }
+            if s.waiting || s.scheduled != nil || s.closed { return false }
             s.waiting = true
             return true
         }
         if arm { wait(Self.quietPeriod) }
     }
 
+    /// Runs `body` while no checkpoint of this process runs (nor starts).
+    func withoutCheckpoints<T>(_ body: () throws -> T) rethrows -> T {
+        running.lock()
+        defer { running.unlock() }
+        return try body()
+    }
+
+    /// The store is closing: no checkpoint starts after this, and the connection goes.
+    func close() {
+        let connection = state.withLock { s -> SQLiteConnection? in
+            s.closed = true
+            defer { s.connection = nil }
+            return s.connection
+        }
+        // Freed here unless a checkpoint still runs on it (then when that job ends).
+        _ = connection
+    }
+
     /// Checks again after `delay`: a later long commit pushes the checkpoint back.
     private func wait(_ delay: Duration) {
         let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [self] in
-            let remaining = state.withLock { s -> Duration? in
+            let next = state.withLock { s -> Duration?? in
+                if s.closed {
+                    s.waiting = false
+                    return .some(nil)
+                }
                 let left = Self.remainingQuiet(since: s.lastLongCommit, now: .now)
                 if left == nil {
                     s.waiting = false
-                    s.scheduled = true
+                    s.scheduled = .now
+                    return nil
                 }
-                return left
+                return .some(left)
             }
-            if let remaining { wait(remaining) } else { checkpoint() }
+            switch next {
+            case .none: checkpoint()
+            case .some(.some(let remaining)): wait(remaining)
+            case .some(.none): break
+            }
         }
     }
 
@@ -99,15 +132,31 @@ final class WALCheckpointer: Sendable {
 
     private func checkpoint() {
         let taken = IdleWork.enqueue { [self] in
-            let connection = state.withLock { s -> SQLiteConnection? in
-                if s.connection == nil { s.connection = try? SQLiteConnection(path: path, busyTimeout: busyTimeout) }
-                return s.connection
+            withoutCheckpoints {
+                let connection = state.withLock { s -> SQLiteConnection? in
+                    if s.closed { return nil }
+                    if s.connection == nil { s.connection = try? SQLiteConnection(path: path, busyTimeout: busyTimeout, create: false) }
+                    return s.connection
+                }
+                // A failure (a reader holding an old snapshot, a full disk) leaves the log for the next try.
+                connection?.checkpointPassive()
             }
-            // A failure (a reader holding an old snapshot, a full disk) leaves the log for the next try.
-            connection?.checkpointPassive()
-            state.withLock { $0.scheduled = false }
+            finished()
         }
         // Refused (the idle thread is behind): the next long commit tries again.
-        if !taken { state.withLock { $0.scheduled = false } }
+        if !taken { finished() }
+    }
+
+    /// A checkpoint ended (or was refused): long commits made meanwhile wrote past what it
+    /// copied, so they start the wait again.
+    private func finished() {
+        let again = state.withLock { s -> Bool in
+            let since = s.scheduled
+            s.scheduled = nil
+            guard let since, s.lastLongCommit > since, !s.waiting, !s.closed else { return false }
+            s.waiting = true
+            return true
+        }
+        if again { wait(Self.quietPeriod) }
     }
 }

@@ -105,3 +105,81 @@ import TestSupport
         #expect(WALCheckpointer.remainingQuiet(since: last, now: last + quiet * 3) == nil)
     }
 }
+
+/// What the log left on disk means for durability and deletion.
+@Suite struct LogDurabilityTests {
+    /// A provider's tokens are saved in a transaction that fsyncs the log (`synchronous = FULL`
+    /// for its commit); other writes keep `NORMAL`.
+    @Test func aDurableTransactionCommitsWithAFullSyncAndOthersDoNot() async throws {
+        let dir = TemporaryDirectory()
+        let database = try SQLiteDatabase(path: dir.path("store.sqlite"), busyTimeout: 5)
+        let mode = SQLStatement(.sqlite, "PRAGMA synchronous")
+        let during = try await database.durableTransaction { try await $0.row(mode)?.int(0) }
+        let after = try await database.transaction { try await $0.row(mode)?.int(0) }
+        #expect(during == 2 && after == 1)
+        // A failed durable transaction also puts the mode back.
+        await #expect(throws: (any Error).self) {
+            try await database.durableTransaction { session -> Int in
+                try await session.run(SQLStatement(.sqlite, "INSERT INTO no_such_table VALUES (1)"))
+                return 0
+            }
+        }
+        #expect(try await database.transaction { try await $0.row(mode)?.int(0) } == 1)
+    }
+
+    /// After a deletion the log is emptied; a reader that holds an older snapshot past the
+    /// store's patience leaves it for the next deletion (best effort, never an error).
+    @Test func aDeletionEmptiesTheLogOnceNoReaderHoldsIt() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path("store.sqlite")
+        let database = try SQLiteDatabase(path: path, busyTimeout: 0.2)
+        try await database.transaction { session in
+            try await session.run(SQLStatement(.sqlite, "CREATE TABLE t (x BLOB)"))
+            for _ in 0..<50 { try await session.run(SQLStatement(.sqlite, "INSERT INTO t VALUES (randomblob(4000))")) }
+        }
+        let walSize = { ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int) ?? 0 }
+        let reader = try SQLiteConnection(path: path, busyTimeout: 0)
+        _ = try reader.rows("BEGIN", [])
+        _ = try reader.rows("SELECT count(*) FROM t", [])
+        try await database.scrub(vacuum: false)
+        #expect(walSize() > 0)
+        _ = try reader.rows("COMMIT", [])
+        try await database.scrub(vacuum: false)
+        #expect(walSize() == 0)
+    }
+
+    /// A `TRUNCATE` checkpoint that cannot finish says so (`PRAGMA wal_checkpoint` only puts it
+    /// in a row), so a deletion can wait and try again rather than leave old pages in the log.
+    @Test func aRefusedTruncateIsReportedNotIgnored() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path("store.sqlite")
+        let writer = try SQLiteConnection(path: path, busyTimeout: 0)
+        try writer.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x BLOB); INSERT INTO t VALUES (randomblob(4000))")
+        let reader = try SQLiteConnection(path: path, busyTimeout: 0)
+        _ = try reader.rows("BEGIN", [])
+        _ = try reader.rows("SELECT count(*) FROM t", [])
+        try writer.execute("INSERT INTO t VALUES (randomblob(4000))")
+        #expect(try writer.checkpointTruncate() == false)
+        _ = try reader.rows("COMMIT", [])
+        #expect(try writer.checkpointTruncate() == true)
+        #expect(((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int) == 0)
+    }
+
+    /// A checkpoint's connection never creates the file: after the store is gone and its file
+    /// deleted, a late checkpoint leaves nothing behind.
+    @Test func aClosedStoresCheckpointerBringsNoFileBack() async throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path("store.sqlite")
+        do {
+            let database = try SQLiteDatabase(path: path, busyTimeout: 5)
+            try await database.transaction { session in
+                try await session.run(SQLStatement(.sqlite, "CREATE TABLE t (x BLOB)"))
+                for _ in 0..<1_200 { try await session.run(SQLStatement(.sqlite, "INSERT INTO t VALUES (randomblob(4000))")) }
+            }
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        try await Task.sleep(for: WALCheckpointer.quietPeriod * 3)
+        IdleWork.drain()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+}

@@ -5,22 +5,25 @@ import Foundation
 /// transactions of their own, like credentials: saving a refreshed token must not wait for an
 /// import.
 extension DatabaseHealthStore {
+    /// Durable: it holds tokens, and a refresh token the provider has rotated cannot be had again.
     public func saveProvider(_ provider: ProviderConnection) async throws {
-        try await upsertProvider(provider, clearingCheckpoint: false)
+        try await upsertProvider(provider, clearingCheckpoint: false, durable: true)
     }
 
+    /// Not made durable at once (the end of every sync): lost to a power cut, the next sync
+    /// starts from the previous one's date and fetches a little more.
     public func saveFinishedSync(_ provider: ProviderConnection) async throws {
-        try await upsertProvider(provider, clearingCheckpoint: true)
+        try await upsertProvider(provider, clearingCheckpoint: true, durable: false)
     }
 
-    private func upsertProvider(_ provider: ProviderConnection, clearingCheckpoint: Bool) async throws {
+    private func upsertProvider(_ provider: ProviderConnection, clearingCheckpoint: Bool, durable: Bool) async throws {
         let details = try sealer.seal(try Self.providerEncoder.encode(provider))
         var q = sql("INSERT INTO provider_connection (")
         q += q.personColumn + "id, added_date, details) VALUES (" + q.personValue + q.bind(provider.id) + ", "
         q += q.bind(provider.added.timeIntervalSince1970) + ", " + q.bind(details) + ") ON CONFLICT (" + q.personColumn
         q += "id) DO UPDATE SET details = excluded.details" + (clearingCheckpoint ? ", checkpoint = NULL" : "")
         let final = q
-        try await providerTransaction { session in try await session.run(final) }
+        try await providerTransaction(durable: durable) { session in try await session.run(final) }
     }
 
     public func providers() async throws -> [ProviderConnection] {
@@ -79,8 +82,8 @@ extension DatabaseHealthStore {
         }
     }
 
-    private func providerTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+    private func providerTransaction<T: Sendable>(durable: Bool = false, _ body: (any SQLSession) async throws -> T) async throws -> T {
         if isLocked { throw HealthStoreError.storeLocked(path: location) }
-        return try await guarded { try await database.transaction(body) }
+        return try await guarded { durable ? try await database.durableTransaction(body) : try await database.transaction(body) }
     }
 }

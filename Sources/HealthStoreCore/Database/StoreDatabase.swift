@@ -12,6 +12,13 @@ package protocol SQLSession {
     func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws
 }
 
+extension StoreDatabase {
+    /// Engines whose commits are durable already (PostgreSQL) need nothing more.
+    package func durableTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
+        try await transaction(body)
+    }
+}
+
 extension SQLSession {
     package func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws {
         for row in rows { try await run(statement.replacingValues(with: row)) }
@@ -35,6 +42,9 @@ package protocol StoreDatabase: Sendable {
     /// Runs a write transaction that holds the store's write lock: all of it commits, or a
     /// throw rolls all of it back.
     func transaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T
+    /// A write transaction that is on disk when it returns, whatever the engine's usual
+    /// durability: for what cannot be fetched again (a provider's rotated refresh token).
+    func durableTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T
     /// Turns the engine's errors into ``HealthStoreError``s; others (a producer's) pass through.
     func mapError(_ error: any Error) -> any Error
     /// After deleting or re-sealing data: makes sure no old copy lingers in the engine's files
