@@ -135,13 +135,36 @@ struct TapeParser {
         tokens[index].next = UInt32(tokens.count)
     }
 
+    /// The first index at or after `i` whose 8-byte word holds a quote, a backslash, a control
+    /// byte or a non-ASCII byte (or that is too close to the end for a whole word). The tests
+    /// are exact for "any byte in the word", so nothing that ends a run is ever skipped.
+    @inline(__always)
+    static func plainRun(_ p: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = p.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var i = start
+        while i + 8 <= p.count {
+            let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let quote = w ^ (ones &* 0x22)
+            let backslash = w ^ (ones &* 0x5C)
+            // A zero byte in `quote` or `backslash`; a byte below 0x20; a byte of 0x80 or more.
+            let stops = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((w &- ones &* 0x20) & ~w) | w
+            if stops & highs != 0 { break }
+            i += 8
+        }
+        return i
+    }
+
     mutating func parseString() throws(JSONError) {
         let open = i
         i += 1
         let start = i
         var flags: UInt8 = 0
         while i < p.count {
-            // Plain ASCII text is the common case: skip it with one table lookup per byte.
+            // Plain ASCII text is the common case (base64 attachments, narrative): skip it eight
+            // bytes at a time, then byte by byte up to what ends the run.
+            i = Self.plainRun(p, from: i)
             while i < p.count {
                 let b = p[i]
                 if b == 0x22 || b == 0x5C || b < 0x20 || b >= 0x80 { break }
