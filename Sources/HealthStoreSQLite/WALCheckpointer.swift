@@ -90,13 +90,11 @@ final class WALCheckpointer: Sendable {
 
     /// The store is closing: no checkpoint starts after this, and the connection goes.
     func close() {
-        let connection = state.withLock { s -> SQLiteConnection? in
+        // A checkpoint still running holds its own reference; the connection closes after it.
+        state.withLock { s in
             s.closed = true
-            defer { s.connection = nil }
-            return s.connection
+            s.connection = nil
         }
-        // Freed here unless a checkpoint still runs on it (then when that job ends).
-        _ = connection
     }
 
     /// Checks again after `delay`: a later long commit pushes the checkpoint back.

@@ -13,11 +13,11 @@ final class InOrderWork<Value: Sendable>: @unchecked Sendable {
     // `results[i]` is written only by the thread that took its chunk, before that chunk is
     // marked done under `condition`; it is read only after `done` is seen under the same lock.
     private let count: Int
-    private let chunk: Int
     private let make: @Sendable (Int) -> Value
     private let results: UnsafeMutableBufferPointer<Value?>
     private let condition = NSCondition()
     private var taken = 0
+    private var stopped = false
     private var done: [Bool]
 
     /// Entries per chunk: small enough that the consumer rarely waits long, large enough that
@@ -30,11 +30,10 @@ final class InOrderWork<Value: Sendable>: @unchecked Sendable {
     ///   - make: result `i`; called once per index, on any thread.
     init(count: Int, helpers: Int, make: @escaping @Sendable (Int) -> Value) {
         self.count = count
-        chunk = Self.chunkSize
         self.make = make
         results = .allocate(capacity: max(count, 1))
         results.initialize(repeating: nil)
-        done = Array(repeating: false, count: (count + chunk - 1) / chunk)
+        done = Array(repeating: false, count: (count + Self.chunkSize - 1) / Self.chunkSize)
         for _ in 0..<helpers {
             // The job holds the work until it runs out of chunks, whatever the consumer does.
             DispatchQueue.global(qos: .userInitiated).async { [self] in
@@ -51,8 +50,9 @@ final class InOrderWork<Value: Sendable>: @unchecked Sendable {
     /// Result `i`: made here if nobody has taken its chunk, else waited for.
     func value(at i: Int) -> Value {
         precondition(i >= 0 && i < count, "result \(i) of \(count)")
-        let c = i / chunk
+        let c = i / Self.chunkSize
         condition.lock()
+        precondition(!stopped, "result \(i) asked for after stop()")
         while !done[c] {
             // Chunk `c` is not done: make it if nobody has taken it; while a helper makes it,
             // make the next free chunk rather than sleep (a consumer that only waited would
@@ -75,6 +75,7 @@ final class InOrderWork<Value: Sendable>: @unchecked Sendable {
     func stop() {
         condition.lock()
         taken = done.count
+        stopped = true
         condition.unlock()
     }
 
@@ -87,7 +88,7 @@ final class InOrderWork<Value: Sendable>: @unchecked Sendable {
     }
 
     private func run(_ k: Int) {
-        for i in k * chunk..<min(count, (k + 1) * chunk) { results[i] = make(i) }
+        for i in k * Self.chunkSize..<min(count, (k + 1) * Self.chunkSize) { results[i] = make(i) }
         condition.lock()
         done[k] = true
         condition.broadcast()
