@@ -42,13 +42,14 @@ import TestSupport
         let caller = pthread_self()
         var taken: [Bool] = []
         for i in 0..<3 {
-            taken.append(
-                BackgroundRelease.release([
-                    Tracked {
-                        let here = pthread_equal(pthread_self(), caller) != 0
-                        freedOn.withLock { $0[i] = (Thread.current.name ?? "", here) }
-                    }
-                ]))
+            let value = [
+                Tracked {
+                    let here = pthread_equal(pthread_self(), caller) != 0
+                    freedOn.withLock { $0[i] = (Thread.current.name ?? "", here) }
+                }
+            ]
+            // Handed over with `consume`, so no temporary of this thread outlives the call.
+            taken.append(BackgroundRelease.release(consume value))
         }
         IdleWork.drain()
         let freed = freedOn.withLock { $0 }
