@@ -202,10 +202,12 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
+        // glibc's malloc tuning, for the command's process (see `MallocTuning`).
+        .systemLibrary(name: "CMalloc"),
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
+                "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
                 "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -7,9 +7,10 @@
 #   healthrecords sync ID --json                (the same fetches, and the store's work)
 # once downloading with Patient/$everything and once with a US Core search per type
 # (--no-everything). Prints each run's wall time, the medians and the client's own work share
-# (sync − fetch-only) ÷ sync, with issue 16's target (≤ 0.15). --fetch-only fetches and reads each
-# page's JSON for its next link but neither classifies nor stores. Fails when a run fails or the
-# two modes fetch different counts.
+# (sync − fetch-only) ÷ sync, with issue 16's target (≤ 0.15). --fetch-only fetches each page and
+# reads it to its tape exactly as the sync does (for the next link and the count), but makes no
+# resources, classifies nothing and stores nothing. Fails when a run fails or the two modes fetch
+# different counts.
 # Usage (from anywhere): Benchmarks/provider-sync.sh [--cli PATH] [--rounds N]
 #   --cli     the healthrecords executable (default .build/release/healthrecords, built when missing)
 #   --rounds  runs of each mode (default 9; runs on a shared machine vary by ±0.05 s)

@@ -32,7 +32,7 @@ final class SQLiteDatabase: StoreDatabase {
             let isNew = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == 0
             let open = {
                 let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
-                try connection.execute("PRAGMA journal_mode = WAL")
+                try SQLiteSchema.useLog(connection)
                 return connection
             }
             writer = isNew ? try MigrationLock.withLock(storePath: path, timeout: busyTimeout, open) : try open()
@@ -150,5 +150,8 @@ final class SQLiteDatabase: StoreDatabase {
         func rows(_ statement: SQLStatement) async throws -> [SQLRow] { try connection.rows(statement.text, statement.values) }
         func run(_ statement: SQLStatement) async throws { _ = try connection.rows(statement.text, statement.values) }
         func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws { try connection.runEach(statement.text, fixed: statement.fixedValues, rows) }
+        func runEach(_ statement: SQLStatement, count: Int, row: (Int, inout any SQLRowBinding) throws -> Void) async throws {
+            try connection.runEach(statement.text, fixed: statement.fixedValues, count: count, row: row)
+        }
     }
 }

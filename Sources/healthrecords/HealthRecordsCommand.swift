@@ -1,4 +1,6 @@
 import ArgumentParser
+import HealthStoreCore
+import HealthStoreSQLite
 import Foundation
 
 /// The `healthrecords` command: import, query and share health records.
@@ -18,6 +20,8 @@ struct HealthRecordsCommand: AsyncParsableCommand {
 @main
 enum Entry {
     static func main() async {
+        MallocTuning.apply(arguments: CommandLine.arguments)
+        if CommandLine.arguments.dropFirst().first != "serve" { SQLitePageCache.reserve() }
         do {
             var command = try HealthRecordsCommand.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

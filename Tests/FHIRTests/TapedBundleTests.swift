@@ -46,15 +46,23 @@ import TestSupport
                 #expect(entry.resource == expected.resource, "\(url.lastPathComponent) #\(i)")
                 #expect(try entry.resource?.json() == expected.resource?.json(), "\(url.lastPathComponent) #\(i)")
                 #expect(taped.resourceType(i) == expected.resource?.resourceType.rawValue)
+                // Read in place: the same resource, its bytes a slice of the page's.
+                let (inPlace, object) = try taped.entryOnTape(i)
+                #expect(inPlace.index == expected.index && inPlace.fullUrl == expected.fullUrl, "\(url.lastPathComponent) #\(i)")
+                #expect(inPlace.resource == expected.resource, "\(url.lastPathComponent) #\(i)")
+                #expect(try inPlace.resource?.json() == expected.resource?.json(), "\(url.lastPathComponent) #\(i)")
+                #expect(Data(object.tape.bytes[object.tape.byteRange(object.token)]) == expected.resource?.data, "\(url.lastPathComponent) #\(i)")
                 entries += 1
                 // Each entry is found by its fullUrl and by Type/id as the tree bundle finds it.
                 if let resource = expected.resource {
                     for reference in [expected.fullUrl, resource.resourceType.rawValue + "/" + resource.identifier].compactMap({ $0 }) {
                         #expect(taped.resource(for: reference) == tree.entry(for: reference)?.resource, "\(url.lastPathComponent) \(reference)")
+                        let found = taped.object(for: reference).map { Data($0.tape.bytes[$0.tape.byteRange($0.token)]) }
+                        #expect(found == tree.entry(for: reference)?.resource?.data, "\(url.lastPathComponent) \(reference)")
                     }
                 }
             }
-            #expect(taped.resource(for: "Nothing/here") == nil)
+            #expect(taped.resource(for: "Nothing/here") == nil && taped.object(for: "Nothing/here") == nil)
         }
         #expect(bundles >= 20 && entries > 1_000 && dstu2 >= 1, "bundles \(bundles), entries \(entries), DSTU2 \(dstu2)")
     }
@@ -116,8 +124,11 @@ import TestSupport
                 for i in 0..<taped.count {
                     do { _ = try taped.entry(i) } catch {
                         found = error
+                        // Read in place, the entry fails the same way.
+                        #expect(throws: error) { try taped.entryOnTape(i) }
                         break
                     }
+                    _ = try taped.entryOnTape(i)
                 }
             }
         } catch let error as FHIRError { found = error } catch { Issue.record("\(what): \(error)") }

@@ -16,7 +16,7 @@ public struct ClinicalClassifier: Sendable {
     }
 
     /// The clinical type of a resource, or `nil` when it is not a clinical record.
-    public func clinicalType(of resource: FHIRResource, json: JSONObject) -> ClinicalType? {
+    public func clinicalType(of resource: FHIRResource, json: some FHIRObjectReading) -> ClinicalType? {
         switch resource.resourceType.rawValue {
         case "AllergyIntolerance": return .allergy
         case "Condition": return .condition
@@ -31,13 +31,13 @@ public struct ClinicalClassifier: Sendable {
     }
 
     /// The consent category of a resource: its clinical type, else a context category.
-    public func category(of resource: FHIRResource, json: JSONObject) -> ConsentCategory {
+    public func category(of resource: FHIRResource, json: some FHIRObjectReading) -> ConsentCategory {
         if let t = clinicalType(of: resource, json: json) { return .clinical(t) }
         let codes = resource.resourceType.rawValue == "Observation" ? json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code) : []
         return .context(ContextCategory(resourceType: resource.resourceType.rawValue, observationCategories: codes))
     }
 
-    private func observationType(_ json: JSONObject) -> ClinicalType? {
+    private func observationType(_ json: some FHIRObjectReading) -> ClinicalType? {
         let categories = json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code)
         if categories.contains("vital-signs") { return .vitalSign }
         if categories.contains("laboratory") || categories.contains("LAB") { return .labResult }

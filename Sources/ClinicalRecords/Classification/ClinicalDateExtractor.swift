@@ -3,7 +3,7 @@ import FHIR
 /// Finds the clinical date a resource carries: when it happened, not when it was downloaded.
 public enum ClinicalDateExtractor {
     /// The clinical date of a resource, by the first element its type defines that is present.
-    public static func clinicalDate(resourceType: FHIRResourceType, json o: JSONObject) -> FHIRDate? {
+    public static func clinicalDate(resourceType: FHIRResourceType, json o: some FHIRObjectReading) -> FHIRDate? {
         // Candidates are tried in order; later ones are only read when earlier ones are absent.
         switch resourceType.rawValue {
         case "AllergyIntolerance":

@@ -45,7 +45,12 @@ public struct RecordBuilder: Sendable {
 
     /// Classifies one resource.
     public func classify(_ resource: FHIRResource, resolve: (String) -> JSONObject? = { _ in nil }) throws(FHIRError) -> ClassifiedResource {
-        let json = try resource.json()
+        classify(resource, reading: try resource.json(), resolve: resolve)
+    }
+
+    /// Classifies a resource from its JSON object, read as a tree or in place on a tape; a
+    /// reference it names (a Medication) is looked up through `resolve`.
+    public func classify<Object: FHIRObjectReading>(_ resource: FHIRResource, reading json: Object, resolve: (String) -> Object? = { _ in nil }) -> ClassifiedResource {
         let category = classifier.category(of: resource, json: json)
         return ClassifiedResource(
             resource: resource,

@@ -20,7 +20,7 @@ public struct DisplayNameResolver: Sendable {
     ///
     /// - Parameter resolve: finds a referenced resource (a Medication named by a
     ///   `medicationReference`) in the bundle the resource came from.
-    public func displayName(resourceType: FHIRResourceType, json: JSONObject, resolve: (String) -> JSONObject? = { _ in nil }) -> String {
+    public func displayName<Object: FHIRObjectReading>(resourceType: FHIRResourceType, json: Object, resolve: (String) -> Object? = { _ in nil }) -> String {
         let concept = primaryConcept(resourceType: resourceType, json: json, resolve: resolve)
         if let concept, let name = name(of: concept, preferring: preferredSystems(resourceType)) { return name }
         switch resourceType.rawValue {
@@ -29,8 +29,8 @@ public struct DisplayNameResolver: Sendable {
         case "DocumentReference":
             if let d = json.string("description"), !d.isBlank { return d }
         case "Coverage":
-            if let payor = json.list("payor").first.flatMap(Reference.init(json:))?.display, !payor.isBlank { return payor }
-            if let name = json.list("class").first?.objectValue?.string("name"), !name.isBlank { return name }
+            if let payor = json.firstObject("payor")?.string("display"), !payor.isBlank { return payor }
+            if let name = json.firstObject("class")?.string("name"), !name.isBlank { return name }
         default: break
         }
         if let coding = concept?.coding.first(where: { $0.code != nil }), let code = coding.code {
@@ -55,7 +55,7 @@ public struct DisplayNameResolver: Sendable {
     }
 
     /// The concept that names a resource of the given type.
-    public func primaryConcept(resourceType: FHIRResourceType, json o: JSONObject, resolve: (String) -> JSONObject? = { _ in nil }) -> CodeableConcept? {
+    public func primaryConcept<Object: FHIRObjectReading>(resourceType: FHIRResourceType, json o: Object, resolve: (String) -> Object? = { _ in nil }) -> CodeableConcept? {
         switch resourceType.rawValue {
         case "AllergyIntolerance": return o.codeableConcept("code") ?? o.codeableConcept("substance")
         case "Immunization": return o.codeableConcept("vaccineCode")
@@ -64,7 +64,7 @@ public struct DisplayNameResolver: Sendable {
             if let ref = o.reference("medicationReference")?.reference {
                 if ref.hasPrefix("#") {
                     let id = String(ref.dropFirst())
-                    let contained = o.list("contained").compactMap(\.objectValue).first { $0.string("id") == id }
+                    let contained = o.objects("contained").first { $0.string("id") == id }
                     return contained?.codeableConcept("code")
                 }
                 return resolve(ref)?.codeableConcept("code")

@@ -52,19 +52,25 @@ struct FHIRBundleReader {
         return FHIRBundle(type: object.string("type"), entries: entries, fhirVersion: version)
     }
 
-    /// One entry's resource, read as `version`, keeping its original bytes.
-    func entry(index: Int, fullUrl: String?, object: JSONObject, version: FHIRVersion) throws(FHIRError) -> FHIRBundle.Entry {
+    /// One entry's resource, read as `version`, keeping its original bytes; with `whole` false,
+    /// `object` holds only some of its members, the resource parses its bytes when read, and
+    /// its ``FHIRResource/data`` is a slice of the document's (indexed from its `startIndex`).
+    func entry(index: Int, fullUrl: String?, object: JSONObject, version: FHIRVersion, whole: Bool = true) throws(FHIRError) -> FHIRBundle.Entry {
         let type = try typeOf(object, index: index)
         let id = try identifier(of: object, type: type, fullUrl: fullUrl, index: index)
         let bytes: Data
         if let range = object.sourceRange {
-            bytes = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+            let bounds = (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)
+            // Read in part, the resource is on its way into a store: its bytes stay a slice of
+            // the document's instead of a copy of their own.
+            bytes = whole ? data.subdata(in: bounds) : data[bounds]
         } else {
             bytes = Data(JSONWriter.minified(.object(object)))
         }
-        let resource = FHIRResource(
-            parsed: object, resourceType: type, identifier: id, fhirVersion: version, data: bytes,
-            sourceURL: fullUrl.flatMap { $0.hasPrefix("http") ? URL(string: $0) : nil } ?? sourceURL)
+        let url = fullUrl.flatMap { $0.hasPrefix("http") ? URL(string: $0) : nil } ?? sourceURL
+        let resource = whole
+            ? FHIRResource(parsed: object, resourceType: type, identifier: id, fhirVersion: version, data: bytes, sourceURL: url)
+            : FHIRResource(storedData: bytes, resourceType: type, identifier: id, fhirVersion: version, sourceURL: url)
         return FHIRBundle.Entry(index: index, fullUrl: fullUrl, resource: resource)
     }
 

@@ -45,6 +45,34 @@ public struct TapedBundle: Sendable {
         try reader.entry(index: i, fullUrl: slots[i].fullUrl, object: tape.object(slots[i].token)!, version: fhirVersion)
     }
 
+    /// Entry `i` as ``entry(_:)`` makes it, with the same errors, and its resource's object on
+    /// the tape, to read in place: no tree is made (the resource parses its bytes only if its
+    /// JSON is asked for), and the resource's bytes are a slice of the page's (indexed from their
+    /// `startIndex`), not a copy. Classifying a resource reads a few members, while most of a
+    /// page's bytes are narratives and attachments.
+    public func entryOnTape(_ i: Int) throws(FHIRError) -> (entry: FHIRBundle.Entry, object: TapeObject) {
+        let token = slots[i].token
+        // What makes the entry (its type and id, checked with the tree reader's errors) as a
+        // two-member object spanning the whole resource's bytes.
+        var members: [JSONMember] = []
+        for name: StaticString in ["resourceType", "id"] {
+            if let v = tape.member(token, name) { members.append(JSONMember(name.description, tape.value(v))) }
+        }
+        let byteRange = tape.byteRange(token)
+        let head = JSONObject(members, sourceRange: byteRange)
+        let entry = try reader.entry(index: i, fullUrl: slots[i].fullUrl, object: head, version: fhirVersion, whole: false)
+        return (entry, TapeObject(tape, token)!)
+    }
+
+    /// The object of the entry a reference points to, found as ``resource(for:)`` finds it.
+    public func object(for reference: String) -> TapeObject? {
+        let (byURL, byTypeAndID) = lookup.tables { build() }
+        let index = byURL[reference] ?? Reference(reference: reference).typeAndIdentifier.flatMap { byTypeAndID[$0.type + "/" + $0.identifier] }
+        // Only an entry that reads as a resource (its type and id valid), as `resource(for:)` gives.
+        guard let index, (try? entryOnTape(index).entry.resource) != nil else { return nil }
+        return TapeObject(tape, slots[index].token)
+    }
+
     /// The resource a reference points to, found as ``FHIRBundle/entry(for:)`` finds it.
     public func resource(for reference: String) -> FHIRResource? {
         let (byURL, byTypeAndID) = lookup.tables { build() }

@@ -10,7 +10,7 @@ public enum FHIRReleaseDetector {
 
     /// The release of a resource still on a tape (the object at `index`), by the same rules.
     static func release(of tape: JSONTape, at index: Int, type: FHIRResourceType) -> FHIRRelease? {
-        detect(TapeObject(tape: tape, index: index), type: type)
+        TapeObject(tape, index).flatMap { detect($0, type: type) }
     }
 
     private static func detect(_ object: some ReleaseMarkers, type: FHIRResourceType) -> FHIRRelease? {
@@ -91,15 +91,11 @@ extension JSONObject: ReleaseMarkers {
     var firstNameFamily: JSONTape.Kind? { self["name"]?[0]?.objectValue?["family"]?.tapeKind }
 }
 
-/// An object on a tape, read in place.
-struct TapeObject: ReleaseMarkers {
-    let tape: JSONTape
-    let index: Int
-
-    func kind(of key: String) -> JSONTape.Kind? { tape.member(index, named: key).map { tape.kind($0) } }
+extension TapeObject: ReleaseMarkers {
+    func kind(of key: String) -> JSONTape.Kind? { value(key).map { tape.kind($0) } }
 
     var profiles: [String] {
-        guard let meta = tape.member(index, "meta"), tape.kind(meta) == .object, let profile = tape.member(meta, "profile") else { return [] }
+        guard let meta = tape.member(token, "meta"), tape.kind(meta) == .object, let profile = tape.member(meta, "profile") else { return [] }
         switch tape.kind(profile) {
         case .null: return []
         case .array: return tape.elements(profile).compactMap { tape.string($0) }
@@ -108,7 +104,7 @@ struct TapeObject: ReleaseMarkers {
     }
 
     var firstNameFamily: JSONTape.Kind? {
-        guard let name = tape.member(index, "name"), tape.kind(name) == .array, let first = tape.elements(name).first, tape.kind(first) == .object,
+        guard let name = tape.member(token, "name"), tape.kind(name) == .array, let first = tape.elements(name).first, tape.kind(first) == .object,
             let family = tape.member(first, "family")
         else { return nil }
         return tape.kind(family)

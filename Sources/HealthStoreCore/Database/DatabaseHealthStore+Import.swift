@@ -11,11 +11,7 @@ extension DatabaseHealthStore {
         let result = try await write { w -> (ImportOutcome, Set<ClinicalType>, Int64) in
             let sealer = w.sealer
             let sourceIdentifier = source.identifier
-            let feed = ProducerFeed(producer) { c in
-                let r = c.resource
-                return HashedResource(
-                    resource: c, identity: sealer.identityKey([sourceIdentifier, r.resourceType.rawValue, r.identifier]), digest: sealer.contentDigest(r.data))
-            }
+            let feed = ProducerFeed(producer) { c in try PreparedResource(c, source: sourceIdentifier, sealer: sealer) }
             do {
                 var batches = RecordBatches(writer: w, sourceID: try await w.sourceID(for: source), now: now)
                 try await batches.lookAtSource()
@@ -148,7 +144,7 @@ struct RecordBatches {
     /// import creates none, so asking once is enough.
     private var sourceHasTombstones = true
 
-    private typealias Item = HashedResource
+    private typealias Item = PreparedResource
 
     init(writer: StoreWriter, sourceID: Int64, now: Double) {
         self.writer = writer
@@ -170,7 +166,7 @@ struct RecordBatches {
 
     /// Stores a batch; a resource that repeats an identity of the batch starts a new one, so
     /// the repeat updates what came before it.
-    mutating func store(_ batch: [HashedResource]) async throws {
+    mutating func store(_ batch: [PreparedResource]) async throws {
         var chunk: [Item] = []
         var seen = Set<Data>()
         for item in batch {
@@ -200,7 +196,7 @@ struct RecordBatches {
             let previous: ClinicalType?
             if let e = existing[item.identity] {
                 if e.digest == item.digest {
-                    if item.resource.clinicalType == nil { outcome.notRecords += 1 } else { outcome.unchanged += 1 }
+                    if item.clinicalType == nil { outcome.notRecords += 1 } else { outcome.unchanged += 1 }
                     continue
                 }
                 updates.append((item, e.id, w.nextAnchor()))
@@ -209,7 +205,7 @@ struct RecordBatches {
                 inserts.append((item, w.nextAnchor()))
                 previous = nil
             }
-            count(item.resource.clinicalType, inserted: existing[item.identity] == nil, previous: previous)
+            count(item.clinicalType, inserted: existing[item.identity] == nil, previous: previous)
         }
         if !updates.isEmpty { try await update(updates) }
         if !inserts.isEmpty {
@@ -245,13 +241,11 @@ struct RecordBatches {
             var q = w.sql("WITH u (id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data) AS (VALUES ")
             var rows: [String] = []
             for (item, id, anchor) in updates[start..<min(start + w.dialect.rowsPerStatement, updates.count)] {
-                let c = item.resource
-                let r = c.resource
-                var values = [q.typed(.int(id)), q.typed(.text(c.clinicalType?.rawValue)), q.typed(.text(c.category.rawValue))]
-                values.append(q.typed(.blob(try w.sealer.seal(Data(c.displayName.utf8)))))
-                values += [q.typed(.text(r.fhirVersion.stringRepresentation)), q.typed(.blob(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) }))]
-                values += [q.typed(.double(c.clinicalDate?.date.timeIntervalSince1970)), q.typed(.text(c.clinicalDate?.text))]
-                values += [q.typed(.int(anchor)), q.typed(.blob(item.digest)), q.typed(.blob(try w.sealer.seal(r.data)))]
+                var values = [q.typed(.int(id)), q.typed(.text(item.clinicalType?.rawValue)), q.typed(.text(item.category))]
+                values.append(q.typed(.blob(item.sealedDisplayName.data)))
+                values += [q.typed(.text(item.fhirVersion)), q.typed(.blob(item.sealedSourceURL?.data))]
+                values += [q.typed(.double(item.clinicalDate)), q.typed(.text(item.clinicalDateText))]
+                values += [q.typed(.int(anchor)), q.typed(.blob(item.digest)), q.typed(.blob(item.sealedData))]
                 rows.append("(" + values.joined(separator: ", ") + ")")
             }
             q += rows.joined(separator: ", ")
@@ -268,21 +262,16 @@ struct RecordBatches {
     /// removes the tombstones of records that come back after a deletion.
     private func insert(_ inserts: [(Item, Int64)]) async throws {
         let w = writer
-        var rows: [[SQLValue]] = []
-        for (item, anchor) in inserts {
-            let c = item.resource
-            let r = c.resource
-            var row: [SQLValue] = [.int(anchor), .blob(item.identity), .int(sourceID), .text(r.resourceType.rawValue), .text(c.clinicalType?.rawValue)]
-            row += [.blob(try w.sealer.seal(Data(r.identifier.utf8))), .blob(try w.sealer.seal(Data(c.displayName.utf8)))]
-            row += [.text(r.fhirVersion.stringRepresentation), .blob(try r.sourceURL.map { try w.sealer.seal(Data($0.absoluteString.utf8)) })]
-            row += [.double(c.clinicalDate?.date.timeIntervalSince1970), .text(c.clinicalDate?.text), .double(now), .int(anchor), .blob(item.digest)]
-            row += [.blob(try w.sealer.seal(r.data)), .text(c.category.rawValue)]
-            rows.append(row)
-        }
-        try await w.insert("""
+        let (sourceID, now) = (self.sourceID, self.now)
+        try await w.insert(
+            """
             INSERT INTO resource (\(w.dialect.resourceAddedColumn), identity, source_id, resource_type, clinical_type, resource_id, display_name,
             fhir_version, source_url, clinical_date, clinical_date_text, added_date, anchor, digest, data, category) VALUES 
-            """, rows)
+            """, width: 16, count: inserts.count
+        ) { i, row in
+            let (item, anchor) = inserts[i]
+            try item.insertRow(anchor: anchor, sourceID: sourceID, now: now, into: &row)
+        }
         guard sourceHasTombstones else { return }
         var tombstones = w.sql("DELETE FROM tombstone WHERE ")
         tombstones += tombstones.scope() + " AND identity IN (" + tombstones.list(inserts.map(\.0.identity)) + ")"

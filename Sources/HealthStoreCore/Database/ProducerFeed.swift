@@ -2,17 +2,11 @@ import ClinicalRecords
 import Dispatch
 import Foundation
 
-/// A resource on its way into the store, with its identity key and content digest.
-struct HashedResource: Sendable {
-    let resource: ClassifiedResource
-    let identity: Data
-    let digest: Data
-}
-
 /// Pulls resources from a synchronous producer in batches on a thread outside Swift's
 /// cooperative pool (a producer may block reading a file), one batch ahead of the writer, so
-/// reading and writing overlap while at most two batches are in memory. The same thread
-/// hashes each batch (identity keys and digests), which would otherwise hold up the writer.
+/// reading and writing overlap while at most two batches are in memory. Each resource is
+/// prepared (identity key, digest, sealed columns) where the producer makes it, on this thread
+/// or the producer's own, so that work does not hold up the writer.
 final class ProducerFeed {
     /// The most resources in one batch.
     static let batchCount = 256
@@ -23,23 +17,23 @@ final class ProducerFeed {
     static let batchBytes = 8 << 20
 
     private let producer: any ResourceProducer
-    private let key: @Sendable (ClassifiedResource) -> HashedResource
-    private var pending: Task<[HashedResource], any Error>?
+    private let key: @Sendable (ClassifiedResource) throws -> PreparedResource
+    private var pending: Task<[PreparedResource], any Error>?
     private var finished = false
     private var limit = ProducerFeed.firstBatchCount
 
-    /// - Parameter key: makes a resource's identity key and digest (the store's sealer).
-    init(_ producer: any ResourceProducer, key: @escaping @Sendable (ClassifiedResource) -> HashedResource) {
+    /// - Parameter key: prepares a resource for the writer (identity key, digest, sealed columns).
+    init(_ producer: any ResourceProducer, key: @escaping @Sendable (ClassifiedResource) throws -> PreparedResource) {
         self.producer = producer
         self.key = key
     }
 
     /// The next batch; `nil` when the producer has no more. A producer's error is thrown here.
-    func next() async throws -> [HashedResource]? {
+    func next() async throws -> [PreparedResource]? {
         guard !finished else { return nil }
         let task = pending ?? start()
         pending = nil
-        let batch: [HashedResource]
+        let batch: [PreparedResource]
         do { batch = try await task.value } catch {
             finished = true
             throw error
@@ -60,32 +54,34 @@ final class ProducerFeed {
         pending = nil
     }
 
-    private func start() -> Task<[HashedResource], any Error> {
+    private func start() -> Task<[PreparedResource], any Error> {
         // Then full batches: 64, 256, 256…
         defer { limit = Self.batchCount }
         return Self.start(producer, key, limit)
     }
 
-    private static func start(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) -> HashedResource, _ limit: Int) -> Task<[HashedResource], any Error> {
+    private static func start(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) throws -> PreparedResource, _ limit: Int) -> Task<[PreparedResource], any Error> {
         Task.detached { try await pullOnAThread(producer, key, limit) }
     }
 
-    private static func pullOnAThread(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) -> HashedResource, _ limit: Int) async throws -> [HashedResource] {
+    private static func pullOnAThread(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) throws -> PreparedResource, _ limit: Int) async throws -> [PreparedResource] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                let result: Result<[HashedResource], any Error>
+                let result: Result<[PreparedResource], any Error>
                 do { result = .success(try pull(producer, key, limit)) } catch { result = .failure(error) }
                 continuation.resume(with: result)
             }
         }
     }
 
-    private static func pull(_ producer: any ResourceProducer, _ key: (ClassifiedResource) -> HashedResource, _ limit: Int) throws -> [HashedResource] {
-        var batch: [HashedResource] = []
+    private static func pull(_ producer: any ResourceProducer, _ key: @escaping @Sendable (ClassifiedResource) throws -> PreparedResource, _ limit: Int) throws -> [PreparedResource] {
+        var batch: [PreparedResource] = []
         var bytes = 0
-        while batch.count < limit, bytes < batchBytes, let item = try producer.next() {
-            batch.append(key(item))
-            bytes += item.resource.data.count
+        while batch.count < limit, bytes < batchBytes, let item = try producer.nextPrepared(key) {
+            // Only this feed's `key` makes the producer's prepared values.
+            let prepared = item as! PreparedResource
+            batch.append(prepared)
+            bytes += prepared.sealedData.count
         }
         return batch
     }

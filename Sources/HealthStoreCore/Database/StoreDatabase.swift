@@ -10,6 +10,10 @@ package protocol SQLSession {
     /// Runs a statement once for each row of values (its placeholders after the person's),
     /// ignoring any rows: an engine prepares it once and binds each row in turn.
     func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws
+    /// Runs a statement for `count` rows (its placeholders after the person's), ignoring any
+    /// rows: `row(i, &binding)` binds row `i`'s values in order and calls ``SQLRowBinding/run()``
+    /// while what they point to is alive. An engine that can binds text and blobs in place.
+    func runEach(_ statement: SQLStatement, count: Int, row: (Int, inout any SQLRowBinding) throws -> Void) async throws
 }
 
 extension StoreDatabase {
@@ -22,6 +26,12 @@ extension StoreDatabase {
 extension SQLSession {
     package func runEach(_ statement: SQLStatement, _ rows: [[SQLValue]]) async throws {
         for row in rows { try await run(statement.replacingValues(with: row)) }
+    }
+
+    package func runEach(_ statement: SQLStatement, count: Int, row: (Int, inout any SQLRowBinding) throws -> Void) async throws {
+        var collected: any SQLRowBinding = CollectedRows()
+        for i in 0..<count { try row(i, &collected) }
+        try await runEach(statement, (collected as! CollectedRows).rows)
     }
 
     /// Runs a statement for its first row.

@@ -59,6 +59,20 @@ final class StoreWriter {
         }
     }
 
+    /// Inserts `count` rows of `width` values that `row(i, &binding)` binds and runs (see
+    /// ``SQLSession/runEach(_:count:row:)``); an engine that takes one row per statement binds
+    /// them in place, others get them as ``insert(_:_:)`` does.
+    func insert(_ head: String, width: Int, count: Int, row: (Int, inout any SQLRowBinding) throws -> Void) async throws {
+        guard count > 0 else { return }
+        if dialect.rowsPerStatement == 1 {
+            try await session.runEach(insertStatement(head, rows: 1, width: width), count: count, row: row)
+            return
+        }
+        var collected: any SQLRowBinding = CollectedRows()
+        for i in 0..<count { try row(i, &collected) }
+        try await insert(head, (collected as! CollectedRows).rows)
+    }
+
     /// `head` with `rows` tuples of `width` placeholders (after the person's).
     private func insertStatement(_ head: String, rows: Int, width: Int) -> SQLStatement {
         var q = sql()

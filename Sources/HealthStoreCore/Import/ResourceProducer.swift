@@ -7,6 +7,19 @@ import ClinicalRecords
 public protocol ResourceProducer: AnyObject, Sendable {
     /// The next resource, or `nil` when there are no more. A throw aborts the whole import.
     func next() throws -> ClassifiedResource?
+
+    /// The next resource as `prepare` made it: what the store does to each resource before
+    /// writing it (identity key, digest, sealing). A producer that makes resources on several
+    /// threads can run `prepare` there too, beside the making; the default calls it on the
+    /// consumer's thread. A consumer uses either this or ``next()``, passing the same
+    /// `prepare` each time; a throw from `prepare` aborts the import like one from the producer.
+    func nextPrepared(_ prepare: @escaping @Sendable (ClassifiedResource) throws -> any Sendable) throws -> (any Sendable)?
+}
+
+extension ResourceProducer {
+    public func nextPrepared(_ prepare: @escaping @Sendable (ClassifiedResource) throws -> any Sendable) throws -> (any Sendable)? {
+        try next().map(prepare)
+    }
 }
 
 /// A producer over resources already in memory.

@@ -15,12 +15,21 @@ public protocol RecordSealer: Sendable {
     func identityKey(_ parts: [String]) -> Data
     /// A digest of a resource's bytes, to tell changed content from unchanged without opening it.
     func contentDigest(_ data: Data) -> Data
+    /// Whether ``seal(_:)`` returns its input unchanged, so text can be stored from its own
+    /// bytes without making sealed copies first.
+    var storesPlainText: Bool { get }
+}
+
+extension RecordSealer {
+    public var storesPlainText: Bool { false }
 }
 
 /// Stores values in the clear; identity keys and digests are plain SHA-256.
 public struct PlainSealer: RecordSealer {
     /// Makes a plain sealer; it needs no key.
     public init() {}
+
+    public var storesPlainText: Bool { true }
 
     public func seal(_ plaintext: Data) throws -> Data { plaintext }
     public func open(_ sealed: Data) throws -> Data { sealed }

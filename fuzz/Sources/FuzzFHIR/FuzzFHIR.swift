@@ -4,7 +4,8 @@ import Foundation
 
 /// FHIR documents (resource, Bundle) and an NDJSON line, then classification and naming; and
 /// the taped Bundle reader (what provider pages use) against the tree reader: the same entries,
-/// bytes and references, or the same error for the same input.
+/// bytes and references, or the same error for the same input, and each entry classified in
+/// place on the tape as on its tree.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
@@ -42,9 +43,18 @@ func compareTaped(_ bytes: Data, _ reader: FHIRDocumentReader, _ tree: Result<FH
     switch tree {
     case .success(.bundle(let bundle)):
         precondition(taped.count == bundle.entries.count && taped.fhirVersion == bundle.fhirVersion && taped.type == bundle.type)
+        let builder = RecordBuilder()
         for (i, expected) in bundle.entries.enumerated() {
             guard let entry = try? taped.entry(i) else { preconditionFailure("entry \(i) failed on the tape only") }
             precondition(entry.fullUrl == expected.fullUrl && entry.resource == expected.resource)
+            guard let (inPlace, object) = try? taped.entryOnTape(i) else { preconditionFailure("entry \(i) failed in place only") }
+            precondition(inPlace.resource == expected.resource)
+            if let r = expected.resource, let json = try? r.json() {
+                let onTree = builder.classify(r, reading: json) { ref in try? bundle.entry(for: ref)?.resource?.json() }
+                let onTape = builder.classify(r, reading: object) { ref in taped.object(for: ref) }
+                precondition(onTape.category == onTree.category && onTape.displayName == onTree.displayName, "entry \(i) classified differently in place")
+                precondition(onTape.clinicalDate == onTree.clinicalDate, "entry \(i) dated differently in place")
+            }
             if let r = expected.resource, let fullUrl = expected.fullUrl {
                 precondition(taped.resource(for: fullUrl) == bundle.entry(for: fullUrl)?.resource)
                 let typeAndID = r.resourceType.rawValue + "/" + r.identifier
@@ -58,6 +68,7 @@ func compareTaped(_ bytes: Data, _ reader: FHIRDocumentReader, _ tree: Result<FH
         for i in 0..<taped.count {
             do { _ = try taped.entry(i) } catch {
                 precondition(error == expected, "entry \(i): \(error) vs \(expected)")
+                do { _ = try taped.entryOnTape(i) } catch { precondition(error == expected, "entry \(i) in place: \(error) vs \(expected)") }
                 return
             }
         }
