@@ -139,7 +139,7 @@ struct RecordBatches {
     var types = Set<ClinicalType>()
     /// What this import inserted, kept while the source held no row when the import began:
     /// then only a batch that repeats one of these needs the lookup of stored versions.
-    private var insertedIntoEmptySource: Set<Data>?
+    private var insertedIntoEmptySource: Set<IdentityKey>?
     /// Whether the source has tombstones (a record that comes back loses its tombstone); an
     /// import creates none, so asking once is enough.
     private var sourceHasTombstones = true
@@ -168,12 +168,13 @@ struct RecordBatches {
     /// the repeat updates what came before it.
     mutating func store(_ batch: [PreparedResource]) async throws {
         var chunk: [Item] = []
-        var seen = Set<Data>()
+        chunk.reserveCapacity(batch.count)
+        var seen = Set<IdentityKey>(minimumCapacity: batch.count)
         for item in batch {
-            if !seen.insert(item.identity).inserted {
+            if !seen.insert(IdentityKey(item.identity)).inserted {
                 try await storeUnique(chunk)
                 chunk = []
-                seen = [item.identity]
+                seen = [IdentityKey(item.identity)]
             }
             chunk.append(item)
         }
@@ -184,17 +185,19 @@ struct RecordBatches {
         guard !chunk.isEmpty else { return }
         let w = writer
         var existing: [Data: (id: Int64, digest: Data, type: String?)] = [:]
-        if insertedIntoEmptySource.map({ inserted in chunk.contains { inserted.contains($0.identity) } }) ?? true {
+        if insertedIntoEmptySource.map({ inserted in !inserted.isEmpty && chunk.contains { inserted.contains(IdentityKey($0.identity)) } }) ?? true {
             var find = w.sql("SELECT id, identity, digest, clinical_type FROM resource WHERE ")
             find += find.scope() + " AND identity IN (" + find.list(chunk.map(\.identity)) + ")"
             for row in try await w.session.rows(find) { existing[try row.data(1)] = (try row.int(0), try row.data(2), try row.optionalString(3)) }
         }
 
         var inserts: [(Item, Int64)] = []
+        inserts.reserveCapacity(chunk.count)
         var updates: [(Item, Int64, Int64)] = []
         for item in chunk {
             let previous: ClinicalType?
-            if let e = existing[item.identity] {
+            let stored = existing.isEmpty ? nil : existing[item.identity]
+            if let e = stored {
                 if e.digest == item.digest {
                     if item.clinicalType == nil { outcome.notRecords += 1 } else { outcome.unchanged += 1 }
                     continue
@@ -205,12 +208,12 @@ struct RecordBatches {
                 inserts.append((item, w.nextAnchor()))
                 previous = nil
             }
-            count(item.clinicalType, inserted: existing[item.identity] == nil, previous: previous)
+            count(item.clinicalType, inserted: stored == nil, previous: previous)
         }
         if !updates.isEmpty { try await update(updates) }
         if !inserts.isEmpty {
             try await insert(inserts)
-            insertedIntoEmptySource?.formUnion(inserts.lazy.map(\.0.identity))
+            insertedIntoEmptySource?.formUnion(inserts.lazy.map { IdentityKey($0.0.identity) })
         }
     }
 
@@ -277,4 +280,24 @@ struct RecordBatches {
         tombstones += tombstones.scope() + " AND identity IN (" + tombstones.list(inserts.map(\.0.identity)) + ")"
         try await w.session.run(tombstones)
     }
+}
+
+/// An identity key in a set: hashed by its first eight bytes (a key is a SHA-256 or HMAC
+/// output, so they are as good as any), compared whole. Hashing all of each key twice per
+/// resource was a measurable part of a large page's import.
+struct IdentityKey: Hashable {
+    let bytes: Data
+
+    init(_ bytes: Data) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        var prefix: UInt64 = 0
+        withUnsafeMutableBytes(of: &prefix) { out in
+            bytes.withUnsafeBytes { b in out.copyMemory(from: UnsafeRawBufferPointer(rebasing: b.prefix(8))) }
+        }
+        hasher.combine(prefix)
+        hasher.combine(bytes.count)
+    }
+
+    static func == (a: IdentityKey, b: IdentityKey) -> Bool { a.bytes == b.bytes }
 }

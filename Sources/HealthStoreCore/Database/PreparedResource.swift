@@ -66,9 +66,9 @@ extension SQLRowBinding {
             return try body(&self)
         case .sealed(let data)?:
             return try bind(data, body)
-        case .plain(var text)?:
-            return try text.withUTF8 { utf8 in
-                bindBlob(UnsafeRawBufferPointer(utf8))
+        case .plain(let text)?:
+            return try text.withUTF8Bytes { utf8 in
+                bindBlob(utf8)
                 return try body(&self)
             }
         }

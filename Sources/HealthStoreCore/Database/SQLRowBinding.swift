@@ -15,12 +15,12 @@ package protocol SQLRowBinding {
 extension SQLRowBinding {
     /// Binds text, valid while `body` runs (the row must run inside it).
     package mutating func bind<T>(_ text: String?, _ body: (inout Self) throws -> T) rethrows -> T {
-        guard var text else {
+        guard let text else {
             bindText(nil)
             return try body(&self)
         }
-        return try text.withUTF8 { utf8 in
-            bindText(UnsafeRawBufferPointer(utf8))
+        return try text.withUTF8Bytes { utf8 in
+            bindText(utf8)
             return try body(&self)
         }
     }
@@ -50,5 +50,15 @@ struct CollectedRows: SQLRowBinding {
     mutating func run() throws {
         rows.append(current)
         current = []
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes, in place when the string keeps them
+    /// contiguously (native strings do), else from a copy.
+    package func withUTF8Bytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) { return result }
+        var copy = self
+        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
 }
