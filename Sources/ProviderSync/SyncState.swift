@@ -40,7 +40,7 @@ actor SyncState {
         checkpoint.steps[index].resources += fetched
         checkpoint.steps[index].next = next
         checkpoint.steps[index].done = next == nil
-        if checkpoint.full { checkpoint.seen.formUnion(resources) }
+        if checkpoint.full { checkpoint.see(resources) }
         self.outcome += outcome
         // After the last page the sync ends at once and clears the checkpoint; killed in
         // between, a rerun fetches that last page again and finds it stored already.

@@ -28,6 +28,41 @@ import Testing
         #expect(read.steps[1].next == saved.steps[1].next && read.steps[1].pages == 3 && read.steps[0].done)
     }
 
+    /// The steps are written as `JSONEncoder` writes them, whatever is set or left out.
+    @Test func theStepsAreWrittenAsJSONEncoderWritesThem() throws {
+        var checkpoints = [Self.checkpoint(seen: ["Patient/p"])]
+        var odd = Self.checkpoint(seen: [])
+        odd.since = nil
+        odd.started = Date(timeIntervalSinceReferenceDate: 123_456.789_012_345)
+        odd.full = false
+        odd.steps[1].skipped = true
+        odd.steps[1].ignoresSince = true
+        odd.steps[1].next = URL(string: "/fhir/Observation?_getpages=a%20b&x=\u{e9}")
+        odd.steps.append(SyncCheckpoint.StepState(step: DownloadStep(kind: .everything, resourceType: "Patient")))
+        checkpoints.append(odd)
+        checkpoints.append(SyncCheckpoint(full: true, since: nil, started: Date(), steps: [], seen: []))
+        for checkpoint in checkpoints {
+            let data = try checkpoint.encoded()
+            let newline = try #require(data.firstIndex(of: 0x0A))
+            let ours = try #require(try JSONSerialization.jsonObject(with: data[..<newline]) as? NSDictionary)
+            let theirs = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(checkpoint)) as? NSDictionary)
+            #expect(ours == theirs)
+            let read = try SyncCheckpoint(encoded: data)
+            #expect(read.started == checkpoint.started && read.since == checkpoint.since && read.steps.map(\.next) == checkpoint.steps.map(\.next))
+        }
+    }
+
+    /// Ids seen again are saved once; what is saved reads back as the set.
+    @Test func idsSeenAgainAreSavedOnce() throws {
+        var checkpoint = Self.checkpoint(seen: ["Patient/p"])
+        checkpoint.see(["Observation/1", "Patient/p", "Observation/2"])
+        checkpoint.see(["Observation/2", "Observation/3"])
+        let data = try checkpoint.encoded()
+        let lines = data[data.index(after: data.firstIndex(of: 0x0A)!)...].split(separator: 0x0A)
+        #expect(lines.count == 4)
+        #expect(try SyncCheckpoint(encoded: data).seen == ["Patient/p", "Observation/1", "Observation/2", "Observation/3"])
+    }
+
     /// A checkpoint an earlier version saved (the ids inside the JSON, newline-joined) resumes.
     @Test func aCheckpointSavedWholeAsJSONStillReads() throws {
         var old = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(Self.checkpoint(seen: []))) as? [String: Any])
