@@ -43,8 +43,10 @@ actor SyncState {
         if checkpoint.full { checkpoint.see(resources) }
         self.outcome += outcome
         // After the last page the sync ends at once and clears the checkpoint; killed in
-        // between, a rerun fetches that last page again and finds it stored already.
-        if !checkpoint.steps.allSatisfy(\.done) { try await save() }
+        // between, a rerun fetches that last page again and finds it stored already. A search
+        // that ended on a page with nothing in it is not worth a save either (a search per type
+        // meets a dozen): a rerun asks for the empty page again, and nothing was stored or seen.
+        if !checkpoint.steps.allSatisfy(\.done) && (fetched > 0 || next != nil) { try await save() }
         report(index)
     }
 
