@@ -102,20 +102,10 @@ final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs one statement once per row of values (after the `fixed` ones), prepared once; any
-    /// rows are ignored.
+    /// Runs one statement once per row of values (after the `fixed` ones), prepared once, text
+    /// and blobs bound in place; any rows are ignored.
     func runEach(_ sql: String, fixed: ArraySlice<SQLValue>, _ rows: [[SQLValue]]) throws {
-        let statement = try prepared(sql)
-        defer { sqlite3_clear_bindings(statement) }
-        for (i, value) in fixed.enumerated() { try bind(value, at: Int32(i + 1), statement) }
-        for values in rows {
-            defer { sqlite3_reset(statement) }
-            try withBound(values[...], from: Int32(fixed.count + 1), statement) {
-                var status = sqlite3_step(statement)
-                while status == SQLITE_ROW { status = sqlite3_step(statement) }
-                guard status == SQLITE_DONE else { throw failure(status) }
-            }
-        }
+        try runEach(sql, fixed: fixed, count: rows.count) { i, row in try row.run(binding: rows[i][...]) }
     }
 
     /// Runs one statement for `count` rows that `row` binds and runs (after the `fixed`
@@ -126,32 +116,6 @@ final class SQLiteConnection: @unchecked Sendable {
         for (i, value) in fixed.enumerated() { try bind(value, at: Int32(i + 1), statement) }
         var binding: any SQLRowBinding = InPlaceBinding(connection: self, statement: statement, first: Int32(fixed.count + 1))
         for i in 0..<count { try row(i, &binding) }
-    }
-
-    /// Binds `values` from parameter `index` on and runs `body` while they are bound. Text and
-    /// blobs are bound in place (`SQLITE_STATIC`), without the copy SQLite makes otherwise: an
-    /// import binds every resource's bytes once, and `body` runs before any pointer is gone.
-    private func withBound(_ values: ArraySlice<SQLValue>, from index: Int32, _ statement: OpaquePointer, _ body: () throws -> Void) throws {
-        guard let value = values.first else { return try body() }
-        let rest = values.dropFirst()
-        switch value {
-        case .blob(let v?):
-            try v.withUnsafeBytes { bytes in
-                // A zero-length blob still binds as a blob, not NULL.
-                let status = sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), nil)
-                guard status == SQLITE_OK else { throw failure(status) }
-                try withBound(rest, from: index + 1, statement, body)
-            }
-        case .text(var v?) where !v.isEmpty:
-            try v.withUTF8 { utf8 in
-                let status = sqlite3_bind_text(statement, index, UnsafeRawPointer(utf8.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil)
-                guard status == SQLITE_OK else { throw failure(status) }
-                try withBound(rest, from: index + 1, statement, body)
-            }
-        default:
-            try bind(value, at: index, statement)
-            try withBound(rest, from: index + 1, statement, body)
-        }
     }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {

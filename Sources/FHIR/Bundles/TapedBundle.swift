@@ -66,18 +66,20 @@ public struct TapedBundle: Sendable {
 
     /// The object of the entry a reference points to, found as ``resource(for:)`` finds it.
     public func object(for reference: String) -> TapeObject? {
-        let (byURL, byTypeAndID) = lookup.tables { build() }
-        let index = byURL[reference] ?? Reference(reference: reference).typeAndIdentifier.flatMap { byTypeAndID[$0.type + "/" + $0.identifier] }
         // Only an entry that reads as a resource (its type and id valid), as `resource(for:)` gives.
-        guard let index, (try? entryOnTape(index).entry.resource) != nil else { return nil }
+        guard let index = slot(for: reference), (try? entryOnTape(index).entry.resource) != nil else { return nil }
         return TapeObject(tape, slots[index].token)
     }
 
     /// The resource a reference points to, found as ``FHIRBundle/entry(for:)`` finds it.
     public func resource(for reference: String) -> FHIRResource? {
+        slot(for: reference).flatMap { try? entry($0).resource }
+    }
+
+    /// The entry a reference names: by `fullUrl`, else by `Type/id`.
+    private func slot(for reference: String) -> Int? {
         let (byURL, byTypeAndID) = lookup.tables { build() }
-        let index = byURL[reference] ?? Reference(reference: reference).typeAndIdentifier.flatMap { byTypeAndID[$0.type + "/" + $0.identifier] }
-        return index.flatMap { try? entry($0).resource }
+        return byURL[reference] ?? Reference(reference: reference).typeAndIdentifier.flatMap { byTypeAndID[$0.type + "/" + $0.identifier] }
     }
 
     /// Gathers the entry resources' tokens, in the tree reader's order and with its errors.

@@ -81,18 +81,6 @@ public struct JSONTape: Sendable {
         return nil
     }
 
-    /// The member value of object `i` named `key` (the first one), if any.
-    public func member(_ i: Int, named key: String) -> Int? {
-        guard tokens[i].kind == .object else { return nil }
-        let end = Int(tokens[i].next)
-        var k = i + 1
-        while k < end {
-            if string(k) == key { return k + 1 }
-            k = Int(tokens[k + 1].next)
-        }
-        return nil
-    }
-
     /// The (key, value) token pairs of object `i`.
     public func members(_ i: Int) -> [(key: Int, value: Int)] {
         guard tokens[i].kind == .object else { return [] }

@@ -15,7 +15,7 @@ public struct TapeObject: FHIRObjectReading, Sendable {
     }
 
     /// The token of the first member named `key`.
-    public func value(_ key: String) -> Int? { tape.member(token, utf8: key) }
+    public func value(_ key: String) -> Int? { tape.member(token, named: key) }
 
     public func string(_ key: String) -> String? { value(key).flatMap { tape.string($0) } }
 
@@ -61,7 +61,7 @@ extension JSONTape {
     /// The member value of object `i` named `key` (the first one), if any, found by comparing
     /// key bytes (a key with escapes or non-ASCII bytes is decoded and compared as a `String`,
     /// with its canonical equivalence, as a tree's lookup would).
-    public func member(_ i: Int, utf8 key: String) -> Int? {
+    public func member(_ i: Int, named key: String) -> Int? {
         guard tokens[i].kind == .object else { return nil }
         var name = key
         return name.withUTF8 { k in

@@ -4,9 +4,9 @@ import Foundation
 /// A resource on its way into the store: its row's columns, keyed and sealed on the
 /// producer's thread so that the writer, the import's one serial part, only binds them.
 ///
-/// A class, so batches move one reference per resource. It keeps none of the classified
-/// resource, so the resource's parsed JSON is freed on the
-/// producer's thread as soon as this is made, while that memory is still in its cache.
+/// A class, so batches move one reference per resource. It keeps nothing of the classified
+/// resource but the bytes to store, so the rest is freed on the producer's thread as soon as
+/// this is made, while that memory is still in its cache.
 final class PreparedResource: Sendable {
     let identity: Data
     let digest: Data

@@ -25,6 +25,22 @@ extension SQLRowBinding {
         }
     }
 
+    /// Binds `values` in order (text and blobs in place) and runs the row.
+    package mutating func run(binding values: ArraySlice<SQLValue>) throws {
+        guard let value = values.first else { return try run() }
+        let rest = values.dropFirst()
+        switch value {
+        case .int(let v):
+            bind(v)
+            try run(binding: rest)
+        case .double(let v):
+            bind(v)
+            try run(binding: rest)
+        case .text(let v): try bind(v) { try $0.run(binding: rest) }
+        case .blob(let v): try bind(v) { try $0.run(binding: rest) }
+        }
+    }
+
     /// Binds a blob, valid while `body` runs (the row must run inside it).
     package mutating func bind<T>(_ blob: Data?, _ body: (inout Self) throws -> T) rethrows -> T {
         guard let blob else {
