@@ -235,7 +235,7 @@ let package = Package(
         ),
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         // JPEG fixtures (made by Scripts/make-jpeg-fixtures.py) are read through #filePath.
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "ZlibReference", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkAddressesTests", dependencies: ["NetworkAddresses"], swiftSettings: strict),

@@ -10,7 +10,7 @@ import TestSupport
     let qr: String
 
     init() throws {
-        qr = String(decoding: try Shared.data("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), as: UTF8.self)
+        qr = String(decoding: try FixtureFiles.data("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), as: UTF8.self)
     }
 
     func read(_ png: Data) -> [CardReading] { CardInputReader.read([(png, "photo.png")]) }

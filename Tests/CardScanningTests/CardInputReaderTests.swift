@@ -10,7 +10,7 @@ import TestSupport
 /// is never a success.
 @Suite struct CardInputReaderTests {
     static let spec = "vectors/shc-spec"
-    static func text(_ name: String) throws -> String { String(decoding: try Shared.data("\(spec)/\(name)"), as: UTF8.self) }
+    static func text(_ name: String) throws -> String { String(decoding: try FixtureFiles.data("\(spec)/\(name)"), as: UTF8.self) }
 
     let jws: String
     let qr: String
@@ -26,12 +26,12 @@ import TestSupport
 
     /// The spec issuer's keys, offline.
     static let verifier = SmartHealthCardVerifier(
-        keys: IssuerFilesKeySource(issuer: "https://spec.smarthealth.cards/examples/issuer", directory: Shared.url("\(spec)/issuer")))
+        keys: IssuerFilesKeySource(issuer: "https://spec.smarthealth.cards/examples/issuer", directory: FixtureFiles.url("\(spec)/issuer")))
     static let afterSigning = Date(timeIntervalSince1970: 1_688_169_600)  // 2023-07-01
 
     @Test func readsEveryKindOfInputToTheSameCard() async throws {
         let png = try CardQRCode.encode(qr).pngData(moduleSize: 3)
-        let file = try Shared.data("\(Self.spec)/example-00-e-file.smart-health-card")
+        let file = try FixtureFiles.data("\(Self.spec)/example-00-e-file.smart-health-card")
         let readings = CardInputReader.read([(png, "card.png"), (file, "card.smart-health-card"), (Data(qr.utf8), "card.txt"), (Data(jws.utf8), "card.jws")])
         #expect(readings.map(\.result) == Array(repeating: .success(jws), count: 4))
         #expect(readings.map(\.origin) == ["card.png", "card.smart-health-card#0", "card.txt", "card.jws"])

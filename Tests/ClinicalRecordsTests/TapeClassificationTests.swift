@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func everySharedResourceClassifiesTheSameOnItsTape() throws {
         var resources = 0
-        let documents = Shared.files("data/fhir", extensions: ["json"]) + Shared.files("vectors/shc-spec", extensions: ["json"])
+        let documents = Corpus.files("data/fhir", extensions: ["json"]) + Corpus.files("vectors/shc-spec", extensions: ["json"])
         for url in documents {
             let data = try Data(contentsOf: url)
             guard let tape = try? JSONTape([UInt8](data)), tape.kind(tape.root) == .object else { continue }
@@ -47,7 +47,7 @@ import TestSupport
                 resources += 1
             }
         }
-        for url in Shared.files("data/fhir/ndjson", extensions: ["ndjson"]) {
+        for url in Corpus.files("data/fhir/ndjson", extensions: ["ndjson"]) {
             for line in try Data(contentsOf: url).split(separator: UInt8(ascii: "\n")).prefix(300) {
                 guard let resource = try? FHIRResource(data: Data(line)) else { continue }
                 let tape = try JSONTape([UInt8](line))

@@ -7,7 +7,7 @@ import ZlibReference
 /// The payloads of the SMART Health Card examples (spec and HL7 IG) inflate to their minified JSON.
 @Suite struct SmartHealthCardPayloadTests {
     static let examples: [URL] = ["vectors/shc-spec", "vectors/shc-hl7-ig"].flatMap { folder in
-        Shared.files(folder, extensions: ["txt"]).filter { $0.lastPathComponent.hasSuffix("-d-jws.txt") }
+        Corpus.files(folder, extensions: ["txt"]).filter { $0.lastPathComponent.hasSuffix("-d-jws.txt") }
     }
 
     static func base64URL(_ s: Substring) -> [UInt8]? {

@@ -60,7 +60,7 @@ enum TestData {
 
     /// A large JSON file from the shared Synthea data (about 1 MB).
     static func largeJSON() throws -> [UInt8] {
-        let files = Shared.files("data/fhir/synthea", extensions: ["json"])
+        let files = Corpus.files("data/fhir/synthea", extensions: ["json"])
         let sized = try files.map { ($0, try FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int ?? 0) }
         let pick = sized.filter { $0.1 >= 900_000 }.min { $0.1 < $1.1 } ?? sized.max { $0.1 < $1.1 }!
         return Array(try Data(contentsOf: pick.0))

@@ -13,7 +13,7 @@ struct MemberStateCase: Sendable, CustomStringConvertible {
     /// Every case, sorted; files that are not JSON objects are kept with an empty body (the
     /// harness reports them as configuration errors).
     static let all: [MemberStateCase] = {
-        Shared.files("vectors/eu-dcc", extensions: ["json"]).compactMap { url in
+        Corpus.files("vectors/eu-dcc", extensions: ["json"]).compactMap { url in
             let parts = url.pathComponents
             guard parts.count >= 4, parts[parts.count - 3] == "2DCode", parts[parts.count - 2] == "raw" else { return nil }
             let object = (try? Data(contentsOf: url)).flatMap { try? JSONReader().read($0).objectValue } ?? JSONObject()
@@ -84,7 +84,7 @@ struct KnownIssues: Sendable {
     let keys: Set<String>
 
     static let shared: KnownIssues = {
-        let text = (try? String(contentsOf: Shared.url("vectors/eu-dcc/tests/known_issues.csv"), encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOf: FixtureFiles.url("vectors/eu-dcc/tests/known_issues.csv"), encoding: .utf8)) ?? ""
         var keys: Set<String> = []
         for line in text.split(whereSeparator: \.isNewline).dropFirst() {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)

@@ -5,7 +5,7 @@ import TestSupport
 
 @Suite struct FHIRResourceTests {
     @Test func keepsDecimalTextInQuantities() throws {
-        let data = try Shared.data("data/fhir/r4-examples/observation-example-f003-co2.json")
+        let data = try FixtureFiles.data("data/fhir/r4-examples/observation-example-f003-co2.json")
         let resource = try FHIRResource(data: data)
         #expect(resource.resourceType == .observation)
         #expect(resource.fhirVersion == .primaryR4)
@@ -50,7 +50,7 @@ import TestSupport
     }
 
     @Test func acceptsStringBooleansFromSloppyExports() throws {
-        let data = try Shared.data("data/fhir/dstu2/custom/hspc-bilirubin-chart.json")
+        let data = try FixtureFiles.data("data/fhir/dstu2/custom/hspc-bilirubin-chart.json")
         let content = try FHIRDocumentReader().read(data)
         let patient = try #require(content.resources.first { $0.resourceType == .patient })
         #expect(try patient.json().bool("active") == true)
@@ -58,11 +58,11 @@ import TestSupport
     }
 
     @Test func detectsReleasesOfTheSharedSets() throws {
-        for file in Shared.files("data/fhir/dstu2", extensions: ["json"]) {
+        for file in Corpus.files("data/fhir/dstu2", extensions: ["json"]) {
             let content = try FHIRDocumentReader().read(try Data(contentsOf: file))
             #expect(content.resources.allSatisfy { $0.fhirVersion.fhirRelease == .dstu2 }, "\(file.lastPathComponent)")
         }
-        for file in Shared.files("data/fhir/synthea", extensions: ["json"]) {
+        for file in Corpus.files("data/fhir/synthea", extensions: ["json"]) {
             let content = try FHIRDocumentReader().read(try Data(contentsOf: file))
             #expect(content.resources.allSatisfy { $0.fhirVersion.fhirRelease == .r4 }, "\(file.lastPathComponent)")
         }

@@ -71,7 +71,7 @@ import TestSupport
 
     /// Every shared FHIR JSON file reads the same as Foundation's parser reads it.
     @Test func agreesWithFoundationOnEverySharedFile() throws {
-        let files = Shared.files("data/fhir", extensions: ["json"])
+        let files = Corpus.files("data/fhir", extensions: ["json"])
         #expect(files.count > 300)
         for file in files {
             let data = try Data(contentsOf: file)

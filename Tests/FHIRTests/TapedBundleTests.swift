@@ -8,8 +8,8 @@ import TestSupport
 @Suite struct TapedBundleTests {
     /// Every JSON document under ../shared/data/fhir and the SMART Health Card bundles.
     static var documents: [URL] {
-        Shared.files("data/fhir/synthea", extensions: ["json"]) + Shared.files("data/fhir/dstu2", extensions: ["json"])
-            + Shared.files("data/fhir/r4-examples", extensions: ["json"]) + Shared.files("vectors/shc-spec", extensions: ["json"])
+        Corpus.files("data/fhir/synthea", extensions: ["json"]) + Corpus.files("data/fhir/dstu2", extensions: ["json"])
+            + Corpus.files("data/fhir/r4-examples", extensions: ["json"]) + Corpus.files("vectors/shc-spec", extensions: ["json"])
     }
 
     static func taped(_ data: Data) throws -> TapedBundle? {

@@ -11,7 +11,7 @@ extension ImportFixture {
     func cardImporter() -> RecordImporter {
         var options = RecordImporter.Options()
         options.cardVerifier = SmartHealthCardVerifier(
-            keys: IssuerFilesKeySource(issuer: "https://spec.smarthealth.cards/examples/issuer", directory: Shared.url("vectors/shc-spec/issuer")))
+            keys: IssuerFilesKeySource(issuer: "https://spec.smarthealth.cards/examples/issuer", directory: FixtureFiles.url("vectors/shc-spec/issuer")))
         options.verificationTime = Date(timeIntervalSince1970: 1_688_169_600)  // 2023-07-01
         return RecordImporter(store: store, options: options)
     }
@@ -20,7 +20,7 @@ extension ImportFixture {
 /// Card files go through the card-input reader, so `import` refuses what `verify` refuses, with
 /// the same typed reason, and lands nothing of a file it refuses.
 @Suite struct CardImportTests {
-    let spec = Shared.url("vectors/shc-spec").path
+    let spec = FixtureFiles.url("vectors/shc-spec").path
 
     @Test(arguments: ImportEngine.available) func importsEveryKindOfCardFile(engine: ImportEngine) async throws {
         let f = try await ImportFixture(engine)

@@ -16,7 +16,7 @@ import TestSupport
 
     static var cardOptions: RecordImporter.Options {
         var options = RecordImporter.Options()
-        options.cardVerifier = SmartHealthCardVerifier(keys: IssuerFilesKeySource(issuer: issuer, directory: Shared.url("vectors/shc-spec/issuer")))
+        options.cardVerifier = SmartHealthCardVerifier(keys: IssuerFilesKeySource(issuer: issuer, directory: FixtureFiles.url("vectors/shc-spec/issuer")))
         options.verificationTime = verifyAt
         return options
     }
@@ -24,7 +24,7 @@ import TestSupport
     /// Fills a store: a pretty-printed R4 Bundle, a DSTU2 Bundle, NDJSON, a file under a named
     /// source, a card, and samples (one with a malformed signature, kept and marked).
     static func fill(_ store: any HealthStore) async throws {
-        let fhir = Shared.url("data/fhir")
+        let fhir = FixtureFiles.url("data/fhir")
         var report = await RecordImporter(store: store).importPaths([
             fhir.appendingPathComponent("synthea/Antonio_Castellanos_6d2eba67-5b4a-403f-a29f-e6da3f1ea963.json").path,
             fhir.appendingPathComponent("dstu2/synthea/OReilly_Ayako_84.json").path,
@@ -36,7 +36,7 @@ import TestSupport
         named.source = RecordSource(identifier: "clinic-7", name: "Good Health Clinic")
         report = await RecordImporter(store: store, options: named).importPaths([fhir.appendingPathComponent("r4-examples/observation-example-f001-glucose.json").path])
         #expect(report.succeeded)
-        report = await RecordImporter(store: store, options: cardOptions).importPaths([Shared.url("vectors/shc-spec/example-00-e-file.smart-health-card").path])
+        report = await RecordImporter(store: store, options: cardOptions).importPaths([FixtureFiles.url("vectors/shc-spec/example-00-e-file.smart-health-card").path])
         #expect(report.succeeded)
         let source = RecordSource(identifier: "meter-1", name: "Glucose Meter")
         let samples = [

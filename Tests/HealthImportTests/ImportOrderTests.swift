@@ -23,7 +23,7 @@ import TestSupport
 
     @Test(arguments: ImportEngine.available) func keepsCardFilesInTheirPlaceAndChunksAtTheirFirst(engine: ImportEngine) async throws {
         let f = try await ImportFixture(engine)
-        let spec = Shared.url("vectors/shc-spec").path
+        let spec = FixtureFiles.url("vectors/shc-spec").path
         let card = "\(spec)/example-00-e-file.smart-health-card"
         let chunk = (0...2).map { "\(spec)/example-02-f-qr-code-numeric-value-\($0).txt" }
         let a = try f.dir.write("in/a.json", Make.observation("a"))

@@ -18,7 +18,7 @@ import TestSupport
     }
 
     func memberStateCase(_ relative: String) throws -> Case {
-        let o = try #require(try JSONReader().read(Shared.data("vectors/eu-dcc/\(relative)")).objectValue)
+        let o = try #require(try JSONReader().read(FixtureFiles.data("vectors/eu-dcc/\(relative)")).objectValue)
         let name = relative.replacingOccurrences(of: "/", with: "-")
         let text = try #require(o.string("PREFIX"))
         let context = try #require(o["TESTCTX"]?.objectValue)

@@ -36,7 +36,7 @@ import TestSupport
         // Again: nothing changes. Into a store holding other data: refused unless --force.
         let again = try JSONReader().read(try cli.run(["demo", "--from", copy.path, "--json"]).stdout)
         #expect(again["providers"]?.arrayValue?.allSatisfy { $0["inserted"]?.numberValue?.intValue == 0 } == true)
-        #expect(try cli.run(["import", Shared.url("data/fhir/r4-examples/observation-example.json").path, "--source", "other"]).status == 0)
+        #expect(try cli.run(["import", FixtureFiles.url("data/fhir/r4-examples/observation-example.json").path, "--source", "other"]).status == 0)
         let refused = try cli.run(["demo", "--from", copy.path])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--force"))

@@ -23,7 +23,7 @@ import TestSupport
         return all
     }
 
-    let patient = Shared.url("data/fhir/synthea/Antonio_Castellanos_6d2eba67-5b4a-403f-a29f-e6da3f1ea963.json").path
+    let patient = FixtureFiles.url("data/fhir/synthea/Antonio_Castellanos_6d2eba67-5b4a-403f-a29f-e6da3f1ea963.json").path
 
     @Test func aStoreMadeWithAPassphraseIsLockedUntilUnlocked() throws {
         let withPassphrase = with(["HEALTHRECORDS_PASSPHRASE": "river stone lamp"])
@@ -37,7 +37,7 @@ import TestSupport
         #expect(locked.output.isEmpty)
         let wrong = try with(["HEALTHRECORDS_PASSPHRASE": "wrong"]).run(["records"])
         #expect(wrong.status == 1 && wrong.stderr.contains("wrong passphrase or key file"))
-        #expect(try withPassphrase.run(["unlock", "--key-file", Shared.url("data/fhir/synthea").path]).status == 2)
+        #expect(try withPassphrase.run(["unlock", "--key-file", Corpus.url("data/fhir/synthea").path]).status == 2)
         #expect(try with(["HEALTHRECORDS_PASSPHRASE": "wrong"]).run(["unlock"]).status == 1)
 
         #expect(try withPassphrase.run(["unlock"]).status == 0)

@@ -19,11 +19,11 @@ import TestSupport
     }
 
     @Test func exportThenImportIntoAFreshStore() throws {
-        let spec = Shared.url("vectors/shc-spec").path
+        let spec = FixtureFiles.url("vectors/shc-spec").path
         let iss = "https://spec.smarthealth.cards/examples/issuer"
         let a = cli("a.sqlite")
-        #expect(try a.run(["import", Shared.url("data/fhir/synthea/Luigi_Wiegand_e27d88b0-c5e5-4042-ad49-184f6a900ee3.json").path]).status == 0)
-        #expect(try a.run(["import", Shared.url("data/fhir/dstu2/synthea/Fadel_Isiah_1.json").path, "--source", "Harbor Clinic"]).status == 0)
+        #expect(try a.run(["import", FixtureFiles.url("data/fhir/synthea/Luigi_Wiegand_e27d88b0-c5e5-4042-ad49-184f6a900ee3.json").path]).status == 0)
+        #expect(try a.run(["import", FixtureFiles.url("data/fhir/dstu2/synthea/Fadel_Isiah_1.json").path, "--source", "Harbor Clinic"]).status == 0)
         let card = try a.run(["import", "\(spec)/example-00-e-file.smart-health-card", "--issuer-files", "\(iss)=\(spec)/issuer", "--at", "2023-07-01"])
         #expect(card.status == 0, "\(card.stderr)")
         #expect(try a.run(["samples", "add", "--type", "blood-glucose", "--value", "5.40", "--unit", "mmol/L", "--start", "2024-05-01T07:30:00Z"]).status == 0)
@@ -52,13 +52,13 @@ import TestSupport
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("bad.zip"))
         #expect(try records("c.sqlite").isEmpty)
-        #expect(try c.run(["import", zip, Shared.url("data/fhir/r4-examples/observation-example.json").path]).status == 2)
+        #expect(try c.run(["import", zip, FixtureFiles.url("data/fhir/r4-examples/observation-example.json").path]).status == 2)
     }
 
     @Test func backupAndRestoreRefuseWhatTheyShould() throws {
         let env = ["HEALTHRECORDS_STORE": dir.path("s.sqlite"), "HEALTHRECORDS_PASSPHRASE": "right passphrase"]
         let s = CommandRunner(environment: env)
-        #expect(try s.run(["import", Shared.url("data/fhir/r4-examples/observation-example-f001-glucose.json").path, "--source", "lab"]).status == 0)
+        #expect(try s.run(["import", FixtureFiles.url("data/fhir/r4-examples/observation-example-f001-glucose.json").path, "--source", "lab"]).status == 0)
         let backup = dir.path("s.backup")
         let made = try s.run(["backup", "--out", backup])
         #expect(made.status == 0, "\(made.stderr)")

@@ -14,7 +14,7 @@ import Glibc
         let dir = TemporaryDirectory()
         let cli = CommandRunner(environment: ["HEALTHRECORDS_STORE": dir.path("data/store.sqlite")])
         #expect(try cli.run(["keys", "generate", "--private", dir.path("private.jwks"), "--public", dir.path("jwks.json")]).status == 0)
-        let bundle = Shared.url("vectors/shc-spec/fixtures/covid-vaccines-bundle.json").path
+        let bundle = FixtureFiles.url("vectors/shc-spec/fixtures/covid-vaccines-bundle.json").path
         let issued = try cli.run([
             "issue", bundle, "--key", dir.path("private.jwks"), "--iss", "https://issuer.example.org", "--out", dir.path("card.smart-health-card"),
             "--jws", dir.path("card.jws"), "--qr-text", dir.path("card.qr.txt"),

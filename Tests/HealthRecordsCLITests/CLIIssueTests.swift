@@ -6,7 +6,7 @@ import TestSupport
 @Suite struct CLIIssueTests {
     let dir = TemporaryDirectory()
     var cli: CommandRunner { CommandRunner(environment: ["HEALTHRECORDS_STORE": dir.path("store.sqlite")]) }
-    let fixtures = Shared.url("vectors/shc-spec/fixtures").path
+    let fixtures = FixtureFiles.url("vectors/shc-spec/fixtures").path
     let iss = "https://issuer.example.org/shc"
 
     func keys() throws -> (String, String) {

@@ -22,7 +22,7 @@ struct CLIPostgresTests {
     func json(_ r: CommandRunner.Result) throws -> JSONValue { try JSONReader().read(r.stdout) }
 
     @Test func importsListsChangesAndDeletesInAPersonsStore() throws {
-        let synthea = Shared.url("data/fhir/synthea/Luigi_Wiegand_e27d88b0-c5e5-4042-ad49-184f6a900ee3.json").path
+        let synthea = FixtureFiles.url("data/fhir/synthea/Luigi_Wiegand_e27d88b0-c5e5-4042-ad49-184f6a900ee3.json").path
         let first = try cli.run(["import", synthea, "--postgres", url, "--json"])
         #expect(first.status == 0, "\(first.stderr)")
         let inserted = try #require(try json(first)["inserted"]?.numberValue?.intValue)

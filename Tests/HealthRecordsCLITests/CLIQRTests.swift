@@ -6,7 +6,7 @@ import TestSupport
 @Suite struct CLIQRTests {
     let dir = TemporaryDirectory()
     var cli: CommandRunner { CommandRunner(environment: ["HEALTHRECORDS_STORE": dir.path("store.sqlite")]) }
-    let spec = Shared.url("vectors/shc-spec").path
+    let spec = FixtureFiles.url("vectors/shc-spec").path
     let iss = "https://spec.smarthealth.cards/examples/issuer"
 
     @Test(arguments: [0, 1, 3])

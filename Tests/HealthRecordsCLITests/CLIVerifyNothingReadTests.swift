@@ -8,7 +8,7 @@ import TestSupport
 @Suite struct CLIVerifyNothingReadTests {
     let dir = TemporaryDirectory()
     var cli: CommandRunner { CommandRunner(environment: ["HEALTHRECORDS_STORE": dir.path("store.sqlite")]) }
-    let spec = Shared.url("vectors/shc-spec").path
+    let spec = FixtureFiles.url("vectors/shc-spec").path
     let iss = "https://spec.smarthealth.cards/examples/issuer"
     var offline: [String] { ["--issuer-files", "\(iss)=\(spec)/issuer", "--offline", "--at", "2023-07-01"] }
 

@@ -10,7 +10,7 @@ import TestSupport
 /// `HEALTHRECORDS_CRASH_ROUNDS` sets the number of kills (100 for the full campaign; a few by default).
 @Suite(.serialized) struct CrashSafetyTests {
     static let rounds = Int(ProcessInfo.processInfo.environment["HEALTHRECORDS_CRASH_ROUNDS"] ?? "") ?? 5
-    let inputs = [Shared.url("data/fhir/synthea").path, Shared.url("data/fhir/ndjson").path]
+    let inputs = [Corpus.url("data/fhir/synthea").path, Corpus.url("data/fhir/ndjson").path]
 
     /// Records per source (one source per file), as `healthrecords sources` reports them.
     static func recordsPerSource(_ store: String) throws -> [String: Int] {
@@ -30,28 +30,20 @@ import TestSupport
 
     struct StoreDidNotOpen: Error { let stderr: String }
 
-    func startImport(_ store: String, _ paths: [String], stderr: String? = nil) throws -> Process {
-        let p = Process()
-        p.executableURL = CommandRunner.executable
-        p.arguments = ["import"] + paths
+    func startImport(_ store: String, _ paths: [String], stderr: String? = nil) throws -> ChildProcess {
         var env = ProcessInfo.processInfo.environment
         env["HEALTHRECORDS_STORE"] = store
-        p.environment = env
-        p.standardOutput = FileHandle.nullDevice
+        var errors = ChildProcess.Stream.null
         if let stderr {
             _ = FileManager.default.createFile(atPath: stderr, contents: nil)
-            p.standardError = FileHandle(forWritingAtPath: stderr)
-        } else {
-            p.standardError = FileHandle.nullDevice
+            if let handle = FileHandle(forWritingAtPath: stderr) { errors = .file(handle) }
         }
-        try p.run()
-        return p
+        return try ChildProcess(
+            executable: CommandRunner.executable, arguments: ["import"] + paths, environment: env,
+            standardOutput: .null, standardError: errors)
     }
 
-    func wait(_ p: Process) {
-        // Not waitUntilExit: it can spin on a run loop off the main thread on Linux.
-        while p.isRunning { usleep(5_000) }
-    }
+    func wait(_ p: ChildProcess) { p.waitUntilExit() }
 
     @Test func killedImportsLeaveWholeFilesOrNothing() throws {
         let cleanDir = TemporaryDirectory()
@@ -61,7 +53,10 @@ import TestSupport
         #expect(clean.terminationStatus == 0)
         let duration = Date().timeIntervalSince(started)
         let expected = try Self.recordsPerSource(cleanDir.path("clean.sqlite"))
-        #expect(expected.count == 27)
+        // One source per file: every Synthea bundle and every NDJSON file but the export's log.
+        let files = Corpus.files("data/fhir/synthea", extensions: ["json"]) + Corpus.files("data/fhir/ndjson", extensions: ["ndjson"])
+        #expect(expected.count == files.filter { $0.lastPathComponent != "log.ndjson" }.count)
+        #expect(expected.count == (Corpus.isFull ? 27 : 15))
 
         var partial = 0
         for round in 0..<Self.rounds {
@@ -69,7 +64,7 @@ import TestSupport
             let store = dir.path("store.sqlite")
             let p = try startImport(store, inputs)
             usleep(useconds_t(Double.random(in: 0.05...max(0.1, duration * 0.9)) * 1_000_000))
-            kill(p.processIdentifier, SIGKILL)
+            p.send(SIGKILL)
             wait(p)
             guard FileManager.default.fileExists(atPath: store) else { continue }
             #expect(try Self.integrity(store) == "ok", "round \(round)")

@@ -136,7 +136,7 @@ extension FrontEndAgreementTests {
     /// `cards --json` writes a card with the keys the app API hands an app (openapi.json,
     /// `VerifiableRecord`), then what only the owner sees.
     @Test func cardsCarryTheAppAPIKeysThenTheOwnersOwn() throws {
-        let spec = Shared.url("vectors/shc-spec").path
+        let spec = FixtureFiles.url("vectors/shc-spec").path
         let imported = try cli.run([
             "import", "\(spec)/example-00-e-file.smart-health-card", "--at", "2023-07-01", "--offline",
             "--issuer-files", "https://spec.smarthealth.cards/examples/issuer=\(spec)/issuer",

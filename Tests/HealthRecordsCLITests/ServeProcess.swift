@@ -3,7 +3,7 @@ import TestSupport
 
 /// `healthrecords serve` on a free loopback port, as people start it, stopped when dropped.
 final class ServeProcess {
-    let process = Process()
+    let process: ChildProcess
     /// The base URL it printed (`http://127.0.0.1:PORT`).
     let base: String
     /// Every line it printed up to the OpenAPI address.
@@ -11,16 +11,13 @@ final class ServeProcess {
 
     /// Starts the server with `arguments` after `serve --port 0` and waits until it listens.
     init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = CommandRunner.executable
-        process.arguments = ["serve", "--port", "0"] + arguments
         var env = ProcessInfo.processInfo.environment
         env["HEALTHRECORDS_PASSPHRASE"] = nil
         for (k, v) in environment { env[k] = v }
-        process.environment = env
         let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            executable: CommandRunner.executable, arguments: ["serve", "--port", "0"] + arguments, environment: env,
+            standardOutput: .pipe(out), standardError: .null)
         var text = ""
         while !text.contains("OpenAPI: ") {
             let chunk = out.fileHandleForReading.availableData
@@ -29,16 +26,20 @@ final class ServeProcess {
         }
         lines = text.split(separator: "\n").map(String.init)
         guard let listening = lines.first(where: { $0.hasPrefix("Listening on http://127.0.0.1:") }) else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.send(SIGKILL)
+            process.waitUntilExit()
             throw ServeFailure(output: text)
         }
         base = String(listening.dropFirst("Listening on ".count))
     }
 
     /// Asks the server to stop, as a service manager does.
-    func terminate() { kill(process.processIdentifier, SIGTERM) }
+    func terminate() { process.terminate() }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit {
+        process.send(SIGKILL)
+        process.waitUntilExit()
+    }
 }
 
 /// The server did not say where it listens.

@@ -20,7 +20,7 @@ import X509
 
     static func world(_ engine: ServerEngine, dsc: DocumentSignerCertificate? = nil, maxUpload: Int? = nil) async throws -> ServerWorld {
         try await ServerWorld(engine) { c in
-            c.cardVerifier = SmartHealthCardVerifier(keys: IssuerFilesKeySource(issuer: issuer, directory: Shared.url("vectors/shc-spec/issuer")))
+            c.cardVerifier = SmartHealthCardVerifier(keys: IssuerFilesKeySource(issuer: issuer, directory: FixtureFiles.url("vectors/shc-spec/issuer")))
             c.dccVerifier = DCCVerifier(trustList: DSCTrustList(dsc.map { [$0] } ?? []))
             if let maxUpload { c.limits.maxUploadBytes = maxUpload }
         }
@@ -53,16 +53,16 @@ import X509
         let w = try await Self.world(engine)
         try await w.test { client in
             let cookie = try await client.signIn()
-            let card = try Shared.data("vectors/shc-spec/example-00-e-file.smart-health-card")
+            let card = try FixtureFiles.data("vectors/shc-spec/example-00-e-file.smart-health-card")
             let first = try await Self.upload(client, cookie: cookie, file: ("example-00.smart-health-card", card)).text
             #expect(first.contains("Verified and added") && first.contains(Self.issuer), "\(first)")
             let again = try await Self.upload(client, cookie: cookie, file: ("example-00.smart-health-card", card)).text
             #expect(again.contains("Verified; already stored"))
 
-            let qr = try String(contentsOf: Shared.url("vectors/shc-spec/example-01-f-qr-code-numeric-value-0.txt"), encoding: .utf8)
+            let qr = try String(contentsOf: FixtureFiles.url("vectors/shc-spec/example-01-f-qr-code-numeric-value-0.txt"), encoding: .utf8)
             #expect(try await Self.upload(client, cookie: cookie, text: qr).text.contains("Verified and added"))
 
-            let tampered = try Shared.data("vectors/shc-spec/example-00-d-jws.txt")
+            let tampered = try FixtureFiles.data("vectors/shc-spec/example-00-d-jws.txt")
             var bytes = [UInt8](tampered)
             bytes[bytes.count - 10] = bytes[bytes.count - 10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
             let bad = try await Self.upload(client, cookie: cookie, file: ("bad.txt", Data(bytes))).text
@@ -85,7 +85,7 @@ import X509
         let w = try await Self.world(.sqlite, dsc: signer.certificate)
         try await w.test { client in
             let cookie = try await client.signIn()
-            let png = try QRPNG.of(String(contentsOf: Shared.url("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), encoding: .utf8))
+            let png = try QRPNG.of(String(contentsOf: FixtureFiles.url("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), encoding: .utf8))
             let page = try await Self.upload(client, cookie: cookie, file: ("card-photo.png", png)).text
             #expect(page.contains("Verified and added"), "\(page)")
             let dcc = try signer.issue()

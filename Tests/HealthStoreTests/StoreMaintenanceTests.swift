@@ -56,7 +56,7 @@ import TestSupport
         #expect(freed.count == 3)
         for i in 0..<3 {
             if taken[i] {
-                #expect(freed[i]?.name == IdleWork.threadName && freed[i]?.caller == false)
+                #expect(freed[i]?.name == IdleWork.threadName && freed[i]?.caller == false, "value \(i) freed on \(String(describing: freed[i]))")
             } else {
                 #expect(freed[i]?.caller == true)
             }

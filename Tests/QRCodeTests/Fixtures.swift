@@ -1,30 +1,19 @@
 import Foundation
 
-/// Locates the shared test data folder by walking up from this source file until a
-/// directory holding `shared/vectors` appears, so fixtures are never copied into the package.
+/// The repository's test data (`Tests/Fixtures`, a subset of the shared corpus laid out as it is:
+/// `vectors/…`), found from this source file. This target does not link TestSupport.
 enum Fixtures {
-    static let sharedDirectory: URL? = {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" {
-            let candidate = directory.appendingPathComponent("shared/vectors")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                return directory.appendingPathComponent("shared")
-            }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }()
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     struct Missing: Error, CustomStringConvertible {
         let path: String
-        var description: String { "fixture not found: \(path) (no shared/vectors above \(#filePath))" }
+        var description: String { "fixture not found: \(path)" }
     }
 
-    /// URL of `relativePath` inside `shared/vectors`.
+    /// URL of `relativePath` inside `Tests/Fixtures/vectors`.
     static func url(_ relativePath: String) throws -> URL {
-        guard let shared = sharedDirectory else { throw Missing(path: relativePath) }
-        let url = shared.appendingPathComponent("vectors").appendingPathComponent(relativePath)
+        let url = root.appendingPathComponent("vectors").appendingPathComponent(relativePath)
         guard FileManager.default.fileExists(atPath: url.path) else { throw Missing(path: url.path) }
         return url
     }

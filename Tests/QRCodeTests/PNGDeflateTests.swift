@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import Deflate
 @testable import QRCode
 
@@ -53,12 +54,8 @@ import Deflate
             out.write(len(z).to_bytes(4, 'big') + z)
         out.write(len(data).to_bytes(4, 'big') + data)
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python3!)
-        process.arguments = ["-c", script]
         let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
+        let process = try ChildProcess(executable: URL(fileURLWithPath: Self.python3!), arguments: ["-c", script], standardOutput: .pipe(pipe))
         let output = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
         process.waitUntilExit()
         var records: [[UInt8]] = []

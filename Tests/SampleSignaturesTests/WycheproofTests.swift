@@ -32,7 +32,7 @@ struct WycheproofTests {
 
     @Test func everyVectorGivesItsExpectedResult() throws {
         let file = try JSONDecoder().decode(
-            File.self, from: Shared.data("vectors/wycheproof/ecdsa_secp256r1_sha256_test.json")
+            File.self, from: FixtureFiles.data("vectors/wycheproof/ecdsa_secp256r1_sha256_test.json")
         )
         var agreed = 0
         var valid = 0
@@ -89,7 +89,7 @@ struct WycheproofTests {
     /// signature error, never a parse error of the CMS around it.
     @Test func everyVectorGivesItsExpectedResultThroughCMSVerify() throws {
         let file = try JSONDecoder().decode(
-            File.self, from: Shared.data("vectors/wycheproof/ecdsa_secp256r1_sha256_test.json")
+            File.self, from: FixtureFiles.data("vectors/wycheproof/ecdsa_secp256r1_sha256_test.json")
         )
         var checked = 0
         var disagreements: [String] = []

@@ -9,7 +9,7 @@ import TestSupport
 import ZlibReference
 
 @Suite struct IssuingTests {
-    func bundle(_ rel: String) throws -> JSONObject { try JSONReader().read(Shared.data(rel)).objectValue! }
+    func bundle(_ rel: String) throws -> JSONObject { try JSONReader().read(FixtureFiles.data(rel)).objectValue! }
 
     @Test(arguments: [("covid-vaccines-bundle", 0), ("revoked-bundle", 3)])
     func minimizesTheSpecFixturesLikeTheSpec(_ fixture: String, _ example: Int) throws {
@@ -47,13 +47,13 @@ import ZlibReference
     }
 
     @Test func reproducesTheSpecPayloadByteForByte() throws {
-        let key = try IssuerKey.load(Shared.data("vectors/shc-spec/issuer.jwks.private.json"), kid: Spec.kidCRL)
+        let key = try IssuerKey.load(FixtureFiles.data("vectors/shc-spec/issuer.jwks.private.json"), kid: Spec.kidCRL)
         #expect(key.keyID == Spec.kidCRL)
         let issuer = try HealthCardIssuer(issuer: Spec.issuer, key: key)
         let card = try issuer.issue(
             bundle: bundle("vectors/shc-spec/fixtures/covid-vaccines-bundle.json"), notBefore: Date(timeIntervalSince1970: 1_687_450_764.656),
             revocationID: "MKyCxh7p6uQ")
-        #expect(Data(card.payload) == (try Shared.data("vectors/shc-spec/example-00-c-jws-payload-minified.json")))
+        #expect(Data(card.payload) == (try FixtureFiles.data("vectors/shc-spec/example-00-c-jws-payload-minified.json")))
         // Signatures are randomized: compare by verifying, and by the inflated payload.
         let parsed = try CompactJWS(card.jws)
         #expect(try RawDeflate.inflate(parsed.payload) == card.payload)
@@ -97,14 +97,14 @@ import ZlibReference
         let issuer = try HealthCardIssuer(issuer: "https://x.example", key: key)
         #expect(throws: IssuingError.notABundle) { try issuer.issue(bundle: JSONObject(["resourceType": .string("Patient")]), notBefore: Date()) }
         // A public key set has no private part.
-        #expect { try IssuerKey.load(Shared.data("vectors/shc-spec/issuer/.well-known/jwks.json"), kid: Spec.kidCRL) } throws: {
+        #expect { try IssuerKey.load(FixtureFiles.data("vectors/shc-spec/issuer/.well-known/jwks.json"), kid: Spec.kidCRL) } throws: {
             ($0 as? IssuingError) == .key(JWKError.missingPrivateKey.description)
         }
         // A P-384 key is not a P-256 key.
         let p384 = P384.Signing.PrivateKey().pemRepresentation
         #expect { try IssuerKey.load(Data(p384.utf8)) } throws: { if case .key = $0 as? IssuingError { return true } else { return false } }
         // Several signing keys need --kid; enc keys are skipped.
-        #expect { try IssuerKey.load(Shared.data("vectors/shc-spec/issuer.jwks.private.json")) } throws: {
+        #expect { try IssuerKey.load(FixtureFiles.data("vectors/shc-spec/issuer.jwks.private.json")) } throws: {
             "\($0)".contains("--kid")
         }
     }

@@ -255,7 +255,7 @@ import X509
 
     @Test func computesRFC7638Thumbprints() throws {
         for key in try Spec.jwks.keys { #expect(try key.thumbprint() == key.keyID) }
-        let vectors = try JSONReader().read(Shared.data("vectors/jose/rfc7638_thumbprints.json"))
+        let vectors = try JSONReader().read(FixtureFiles.data("vectors/jose/rfc7638_thumbprints.json"))
         var checked = 0
         for v in vectors["cases"]?.arrayValue ?? [] {
             guard let jwk = v["jwk"]?.objectValue, jwk.string("kty") == "EC", let expected = v["sha256_thumbprint_b64url"]?.stringValue else { continue }

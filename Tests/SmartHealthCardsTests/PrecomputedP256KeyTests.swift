@@ -9,7 +9,7 @@ import TestSupport
 /// The precomputed-key ECDSA path must answer exactly as swift-crypto does.
 @Suite struct PrecomputedP256KeyTests {
     @Test func everyWycheproofP1363VectorGivesItsExpectedResult() throws {
-        let file = try JSONReader().read(Shared.data("vectors/wycheproof/ecdsa_secp256r1_sha256_p1363_test.json"))
+        let file = try JSONReader().read(FixtureFiles.data("vectors/wycheproof/ecdsa_secp256r1_sha256_p1363_test.json"))
         var checked = 0
         for group in file["testGroups"]?.arrayValue ?? [] {
             let point = WycheproofTests.hex(group["publicKey"]!["uncompressed"]!.stringValue!)

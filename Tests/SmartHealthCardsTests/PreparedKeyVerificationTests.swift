@@ -10,7 +10,7 @@ import TestSupport
     @Test func aBusyKeyIsPreparedAndStillRejectsForgeries() async throws {
         let set = try Spec.jwks
         let key = set.keys(withID: Spec.kidCRL)[0]
-        let crl = try RevocationList(data: Shared.data("vectors/shc-spec/issuer/.well-known/crl/\(Spec.kidCRL).json"))
+        let crl = try RevocationList(data: FixtureFiles.data("vectors/shc-spec/issuer/.well-known/crl/\(Spec.kidCRL).json"))
         let verifier = SmartHealthCardVerifier(keys: StaticKeySource(keySets: [Spec.issuer: set], revocationLists: [Spec.issuer: [crl.keyID: crl]]))
         let card = try Spec.text("vectors/shc-spec/example-00-d-jws.txt")
         var verified = 0

@@ -9,7 +9,7 @@ import ZlibReference
 /// system zlib, keeps its error cases, and reads what `Compress.raw` writes at every level.
 @Suite struct RawDeflateTests {
     static let examplePayloads: [[UInt8]] = ["vectors/shc-spec", "vectors/shc-hl7-ig"].flatMap { folder in
-        Shared.files(folder, extensions: ["txt"]).filter { $0.lastPathComponent.hasSuffix("-d-jws.txt") }.compactMap { url in
+        Corpus.files(folder, extensions: ["txt"]).filter { $0.lastPathComponent.hasSuffix("-d-jws.txt") }.compactMap { url in
             (try? String(contentsOf: url, encoding: .utf8)).flatMap { try? CompactJWS($0.trimmingCharacters(in: .whitespacesAndNewlines)).payload }
         }
     }

@@ -68,7 +68,7 @@ import TestSupport
     }
 
     @Test func acceptsTheSpecList() throws {
-        let list = try RevocationList(data: Shared.data("vectors/shc-spec/issuer/.well-known/crl/\(Spec.kidCRL).json"))
+        let list = try RevocationList(data: FixtureFiles.data("vectors/shc-spec/issuer/.well-known/crl/\(Spec.kidCRL).json"))
         #expect(list.entries.count == 4)
     }
 
@@ -76,7 +76,7 @@ import TestSupport
 
     /// The spec issuer's folder with its revocation list replaced.
     func issuerFolder(rids: [String], in dir: TemporaryDirectory) throws -> URL {
-        _ = try dir.write(".well-known/jwks.json", try Shared.data("vectors/shc-spec/issuer/.well-known/jwks.json"))
+        _ = try dir.write(".well-known/jwks.json", try FixtureFiles.data("vectors/shc-spec/issuer/.well-known/jwks.json"))
         _ = try dir.write(".well-known/crl/\(Spec.kidCRL).json", Self.listJSON(rids))
         return dir.url
     }

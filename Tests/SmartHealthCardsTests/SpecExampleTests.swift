@@ -13,7 +13,7 @@ import X509
         #expect(report.isValid, "\(report.errors)")
         #expect(report.isTrusted)
         #expect(report.payload?.issuer == Spec.issuer)
-        let minified = try Shared.data("vectors/shc-spec/example-0\(n)-c-jws-payload-minified.json")
+        let minified = try FixtureFiles.data("vectors/shc-spec/example-0\(n)-c-jws-payload-minified.json")
         #expect(report.payload.map { Data($0.bytes) } == minified)
     }
 
@@ -61,7 +61,7 @@ import X509
 
     @Test func readsSmartHealthCardFilesAndQRText() throws {
         for n in [0, 1, 3] {
-            let file = try Shared.data("vectors/shc-spec/example-0\(n)-e-file.smart-health-card")
+            let file = try FixtureFiles.data("vectors/shc-spec/example-0\(n)-e-file.smart-health-card")
             let cards = try HealthCardContainer.jwsTexts(json: file)
             #expect(cards == [try Spec.text("vectors/shc-spec/example-0\(n)-d-jws.txt")])
             let qr = try Spec.text("vectors/shc-spec/example-0\(n)-f-qr-code-numeric-value-0.txt")

@@ -13,7 +13,7 @@ import X509
 enum Spec {
     static let issuer = "https://spec.smarthealth.cards/examples/issuer"
     static let legacyIssuer = "https://smarthealth.cards/examples/issuer"
-    static let issuerDirectory = Shared.url("vectors/shc-spec/issuer")
+    static let issuerDirectory = FixtureFiles.url("vectors/shc-spec/issuer")
     static let kidCRL = "3Kfdg-XwP-7gXyywtUfUADwBumDOPKMQx-iELL11W9s"
     static let kidX5C = "EBKOr72QQDcTBUuVzAzkfBTGew0ZA16GuWty64nS-sw"
     /// After the spec examples were signed (2023-06-22), before example 03 expired (2024-06-21).
@@ -23,10 +23,10 @@ enum Spec {
     /// The time dev-tools pins for example 01's certificate chain.
     static let x5cValid = Date(timeIntervalSince1970: 1_653_955_200)  // 2022-05-31
 
-    static func text(_ rel: String) throws -> String { String(decoding: try Shared.data(rel), as: UTF8.self) }
+    static func text(_ rel: String) throws -> String { String(decoding: try FixtureFiles.data(rel), as: UTF8.self) }
 
-    static var jwks: JWKSet { get throws { try JWKSet(data: Shared.data("vectors/shc-spec/issuer/.well-known/jwks.json")) } }
-    static var privateJWKS: JWKSet { get throws { try JWKSet(data: Shared.data("vectors/shc-spec/issuer.jwks.private.json")) } }
+    static var jwks: JWKSet { get throws { try JWKSet(data: FixtureFiles.data("vectors/shc-spec/issuer/.well-known/jwks.json")) } }
+    static var privateJWKS: JWKSet { get throws { try JWKSet(data: FixtureFiles.data("vectors/shc-spec/issuer.jwks.private.json")) } }
 
     /// Keys answered from the spec's issuer folder, for both the current and the legacy iss.
     static var keySource: any IssuerKeySource {
@@ -45,7 +45,7 @@ enum Spec {
 
     /// The inflated payload of a spec example, as a JSON object.
     static func payload(_ n: Int) throws -> JSONObject {
-        try JSONReader().read(Shared.data("vectors/shc-spec/example-0\(n)-c-jws-payload-minified.json")).objectValue!
+        try JSONReader().read(FixtureFiles.data("vectors/shc-spec/example-0\(n)-c-jws-payload-minified.json")).objectValue!
     }
 }
 

@@ -18,7 +18,7 @@ import TestSupport
     }
 
     @Test func everyP1363VectorGivesItsExpectedResult() throws {
-        let file = try JSONReader().read(Shared.data("vectors/wycheproof/ecdsa_secp256r1_sha256_p1363_test.json"))
+        let file = try JSONReader().read(FixtureFiles.data("vectors/wycheproof/ecdsa_secp256r1_sha256_p1363_test.json"))
         var checked = 0
         for group in file["testGroups"]?.arrayValue ?? [] {
             let point = Self.hex(group["publicKey"]!["uncompressed"]!.stringValue!)

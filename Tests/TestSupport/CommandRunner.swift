@@ -33,19 +33,14 @@ public struct CommandRunner: Sendable {
 
     /// Runs the command with arguments and optional standard input.
     public func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        process.environment = env
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
         let input = Pipe()
-        process.standardInput = input
-        try process.run()
+        let process = try ChildProcess(
+            executable: Self.executable, arguments: arguments, environment: env,
+            standardInput: .pipe(input), standardOutput: .pipe(out), standardError: .pipe(err))
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         // Read both pipes concurrently so a full pipe never blocks the child.

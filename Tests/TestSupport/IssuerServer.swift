@@ -3,7 +3,7 @@ import Foundation
 /// A real HTTP server on 127.0.0.1 standing in for issuers' websites (`Scripts/test-issuer-server.py`).
 public final class IssuerServer: @unchecked Sendable {
     // The process is started in init and only terminated in deinit.
-    private let process = Process()
+    private let process: ChildProcess
     /// The port it listens on.
     public let port: Int
 
@@ -11,11 +11,9 @@ public final class IssuerServer: @unchecked Sendable {
     public init(serving folder: URL) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Scripts/test-issuer-server.py")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, folder.path]
         let out = Pipe()
-        process.standardOutput = out
-        try process.run()
+        process = try ChildProcess(
+            executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", script.path, folder.path], standardOutput: .pipe(out))
         var line = Data()
         while true {
             let byte = out.fileHandleForReading.readData(ofLength: 1)
@@ -34,7 +32,7 @@ public final class IssuerServer: @unchecked Sendable {
 
     deinit {
         // Not waitUntilExit: it spins on a run loop when called off the main thread on Linux.
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         for _ in 0..<200 where process.isRunning { usleep(5_000) }
     }
 }

@@ -75,20 +75,15 @@ public final class OpenSSLRunner: Sendable {
 
     /// Runs openssl with `arguments` (file names relative to the directory) and returns its output.
     public func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
         let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            executable: URL(fileURLWithPath: Self.executable), arguments: arguments, directory: directory,
+            standardInput: .null, standardOutput: .file(out), standardError: .file(err))
         process.waitUntilExit()
         try out.close()
         try err.close()
