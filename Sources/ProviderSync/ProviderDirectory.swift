@@ -95,6 +95,20 @@ public struct ProviderDirectory: Sendable {
         do { return try await store.providers() } catch { throw .store("\(error)") }
     }
 
+    /// The connection a person names: the one whose id is exactly `nameOrID`, else the one whose
+    /// id or name it matches in any case (`providers add --name Sekmet` makes the id `sekmet`,
+    /// and people type the name they gave). Two or more such matches are an error listing them.
+    public func find(_ nameOrID: String) async throws(ProviderSyncError) -> ProviderConnection {
+        do {
+            if let exact = try await store.provider(id: nameOrID) { return exact }
+        } catch { throw .store("\(error)") }
+        let folded = nameOrID.lowercased()
+        let matches = try await list().filter { $0.id.lowercased() == folded || $0.name.lowercased() == folded }
+        guard let first = matches.first else { throw .unknownProvider(nameOrID) }
+        guard matches.count == 1 else { throw .ambiguousProvider(nameOrID, ids: matches.map(\.id).sorted()) }
+        return first
+    }
+
     /// Removes a connection (and, when asked, every record downloaded from it); returns how
     /// many resources were deleted.
     public func remove(id: String, deleteRecords: Bool) async throws(ProviderSyncError) -> Int {

@@ -9,6 +9,8 @@ public enum ProviderSyncError: Error, Sendable, Equatable, CustomStringConvertib
     case unknownProvider(String)
     /// A provider with this id exists already.
     case duplicateProvider(String)
+    /// A name (or an id typed in another case) matches more than one provider: their ids.
+    case ambiguousProvider(String, ids: [String])
     /// The FHIR base is not a usable URL (https, or http to loopback when allowed).
     case invalidBase(String, reason: String)
     /// The provider's configuration could not be read: neither `.well-known/smart-configuration`
@@ -43,6 +45,7 @@ public enum ProviderSyncError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .unknownProvider: return "provider.unknown"
         case .duplicateProvider: return "provider.duplicate"
+        case .ambiguousProvider: return "provider.ambiguous"
         case .invalidBase: return "provider.invalidBase"
         case .discovery: return "provider.discovery"
         case .unsupported: return "provider.unsupported"
@@ -63,6 +66,7 @@ public enum ProviderSyncError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .unknownProvider(let id): return "no provider \(id) (healthrecords providers list)"
         case .duplicateProvider(let id): return "a provider \(id) exists already (choose another --id, or remove it first)"
+        case .ambiguousProvider(let name, let ids): return "\(name) names \(ids.count) providers; give one of their ids: \(ids.joined(separator: ", "))"
         case .invalidBase(let url, let reason): return "cannot use FHIR base \(url): \(reason)"
         case .discovery(let base, let reason): return "cannot discover the SMART endpoints of \(base): \(reason)"
         case .unsupported(let what): return "the provider does not support \(what)"

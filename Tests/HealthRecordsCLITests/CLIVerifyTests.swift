@@ -6,11 +6,35 @@ import TestSupport
 @Suite struct CLIVerifyTests {
     let dir = TemporaryDirectory()
     var cli: CommandRunner { CommandRunner(environment: ["HEALTHRECORDS_STORE": dir.path("store.sqlite")]) }
-    let spec = Shared.url("vectors/shc-spec").path
+    let spec = FixtureFiles.url("vectors/shc-spec").path
     let iss = "https://spec.smarthealth.cards/examples/issuer"
     var issuerFiles: [String] { ["--issuer-files", "\(iss)=\(spec)/issuer", "--offline"] }
 
     func json(_ r: CommandRunner.Result) throws -> JSONValue { try JSONReader().read(r.stdout) }
+
+    /// `--at` reads times by the vocabulary's rule: a date-time without a zone is that instant
+    /// in UTC (as the member states' test data gives its clocks), with fractions of any length;
+    /// a date is its first instant; anything else is a usage error. Example 00's `nbf` is
+    /// 2023-06-22T16:19:24.656Z.
+    @Test func atIsReadAsTheInstantItNames() throws {
+        func codes(_ at: String) throws -> (Int32, [String]) {
+            let r = try cli.run(["verify", "\(spec)/example-00-d-jws.txt", "--at", at, "--json"] + issuerFiles)
+            let errors = try json(r)["cards"]?.arrayValue?.first?["errors"]?.arrayValue ?? []
+            return (r.status, errors.compactMap { $0["code"]?.stringValue })
+        }
+        for valid in ["2023-06-22T16:19:30.123456789012345", "2023-06-22 16:19:30", "2023-06-22T16:19:30", "2023-06-22T18:19:30+02:00", "1687450770"] {
+            let (status, errors) = try codes(valid)
+            #expect(status == 0 && errors.isEmpty, "\(valid): \(errors)")
+        }
+        // Nine minutes before nbf (more than the 5-minute skew): not yet valid, not the end of that day.
+        for early in ["2023-06-22T16:10:00", "2023-06-22T16:10:00.5Z", "2023-06-22"] {
+            #expect(try codes(early).1 == ["time.notYetValid"], "\(early)")
+        }
+        for nonsense in ["2023-06-22T25:00:00", "2023-06-22junk", "22/06/2023", "2023-06-22T16:19:30.", "next tuesday"] {
+            let r = try cli.run(["verify", "\(spec)/example-00-d-jws.txt", "--at", nonsense] + issuerFiles)
+            #expect(r.status == 2, "\(nonsense): \(r.stderr)")
+        }
+    }
 
     @Test func verifiesEveryInputFormWithTheDocumentedJSON() throws {
         let qr = try String(contentsOfFile: "\(spec)/example-00-f-qr-code-numeric-value-0.txt", encoding: .utf8)

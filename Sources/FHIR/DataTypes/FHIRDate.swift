@@ -82,9 +82,12 @@ public struct FHIRDate: Sendable, Hashable, Comparable, CustomStringConvertible 
                 if expect(0x2E) {  // .
                     var scale = 0.1
                     let start = i
-                    while i < b.count, b[i] &- 0x30 < 10, i - start < 12 {
-                        frac += Double(b[i] &- 0x30) * scale
-                        scale /= 10
+                    // Any number of digits is read; past twelve they are below a Double's reach.
+                    while i < b.count, b[i] &- 0x30 < 10 {
+                        if i - start < 12 {
+                            frac += Double(b[i] &- 0x30) * scale
+                            scale /= 10
+                        }
                         i += 1
                     }
                     guard i > start else { return nil }

@@ -60,7 +60,7 @@ final class Webhooks: Sendable {
             _ = try await PinnedHTTPClient(policy: delivery.policy.outbound, resolver: resolver).vet(url)
         } catch {
             delivery.logger.notice("webhook target refused", metadata: ["app": "\(view.app.id)", "reason": "\(error)"])
-            throw APIError.invalidRequest("url: the webhook target is \(error.publicSummary)")
+            throw APIError.invalidRequest("url: the webhook target \(error.publicSummary == .notAllowed ? "is not allowed" : "cannot be reached")")
         }
         // Changes are announced from now on: the anchor is read before watching starts.
         let start = try await view.currentAnchor()

@@ -27,24 +27,18 @@ struct CardVerificationOptions: ParsableArguments {
         help: ArgumentHelp("An EU DCC Document Signer Certificate (PEM, DER or base64 DER; a file may hold several); repeatable.", valueName: "FILE"))
     var documentSigners: [String] = []
 
-    @Option(help: ArgumentHelp("Verify as of this time: ISO 8601 or seconds since 1970 (default: now).", valueName: "DATE"))
-    var at: String?
+    @Option(
+        help: ArgumentHelp(
+            "Verify as of this time: a date (its first instant), a date-time (no zone means UTC) or seconds since 1970 (default: now).",
+            valueName: "DATE"))
+    var at: DateArgument?
 
     @Flag(help: "Never use the network: keys only from --keys, --issuer-files and --directory.")
     var offline = false
 
-    /// The time from `--at` (seconds since 1970, ISO 8601 with or without fractions, or a date); now without it.
-    func time() throws -> Date {
-        guard let at else { return Date() }
-        if let seconds = Double(at), seconds.isFinite { return Date(timeIntervalSince1970: seconds) }
-        let iso = ISO8601DateFormatter()
-        if let d = iso.date(from: at) { return d }
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = iso.date(from: at) { return d }
-        iso.formatOptions = [.withFullDate]
-        if let d = iso.date(from: at) { return d }
-        throw CommandFailure.usage("--at \(at) is neither ISO 8601 nor seconds since 1970")
-    }
+    /// The time from `--at`, read by the vocabulary's date rule as every other date option is;
+    /// now without it.
+    func time() -> Date { at?.instant ?? Date() }
 
     /// The verifier these options describe.
     func verifier() throws -> SmartHealthCardVerifier {

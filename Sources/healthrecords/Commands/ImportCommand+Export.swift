@@ -23,7 +23,7 @@ extension ImportCommand {
         var options = RecordImporter.Options()
         options.cardVerifier = try verification.verifier()
         options.dccVerifier = try verification.dccVerifier()
-        options.verificationTime = verification.at == nil ? nil : try verification.time()
+        options.verificationTime = verification.at == nil ? nil : verification.time()
         let importer = ExportImporter(store: store, options: options)
         var reports: [(String, ExportImporter.Report)] = []
         for zip in zips {

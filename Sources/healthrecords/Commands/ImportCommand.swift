@@ -60,7 +60,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.cardVerifier = try verification.verifier()
         options.dccVerifier = try verification.dccVerifier()
         options.allowUnverified = allowUnverified
-        options.verificationTime = verification.at == nil ? nil : try verification.time()
+        options.verificationTime = verification.at == nil ? nil : verification.time()
         let importer = RecordImporter(store: store, options: options)
         let bar = ProgressBar()
         let report = await importer.importPaths(paths) { p in

@@ -120,7 +120,7 @@ struct ProvidersConnectCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: "The provider's id.")
+    @Argument(help: "The provider's id or name, in any case.")
     var id: String
 
     @Option(help: "Seconds to wait for the sign-in.")
@@ -135,6 +135,7 @@ struct ProvidersConnectCommand: AsyncParsableCommand {
         let store = try await storeOptions.open()
         let signIn = ProviderSignIn(store: store)
         try await providerWork {
+            let id = try await ProviderDirectory(store: store).find(id).id
             let redirect = try await LoopbackRedirect.listen(port: port)
             let url: URL
             do { url = try await signIn.begin(providerID: id, redirectURI: redirect.redirectURI) } catch {
@@ -189,7 +190,7 @@ struct ProvidersRemoveCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: "The provider's id.")
+    @Argument(help: "The provider's id or name, in any case.")
     var id: String
 
     @Flag(name: .customLong("delete-records"), help: "Also delete every record downloaded from it.")
@@ -197,8 +198,12 @@ struct ProvidersRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await storeOptions.open()
-        let deleted = try await providerWork { try await ProviderDirectory(store: store).remove(id: id, deleteRecords: deleteRecords) }
-        print("removed \(id)" + (deleteRecords ? "; deleted \(deleted) resources" : ""))
+        let (removed, deleted) = try await providerWork { () async throws -> (String, Int) in
+            let directory = ProviderDirectory(store: store)
+            let id = try await directory.find(id).id
+            return (id, try await directory.remove(id: id, deleteRecords: deleteRecords))
+        }
+        print("removed \(removed)" + (deleteRecords ? "; deleted \(deleted) resources" : ""))
     }
 }
 

@@ -10,7 +10,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: "The provider's id (or --all).")
+    @Argument(help: "The provider's id or name, in any case (or --all).")
     var id: String?
 
     @Flag(help: "Sync every provider.")
@@ -39,10 +39,7 @@ struct SyncCommand: AsyncParsableCommand {
         guard pageCap > 0, (1...32).contains(concurrency) else { throw CommandFailure.usage("--page-cap must be positive and --concurrency 1–32") }
         let store = try await storeOptions.open()
         let ids = try await providerWork { () async throws -> [String] in
-            if let id {
-                guard try await store.provider(id: id) != nil else { throw ProviderSyncError.unknownProvider(id) }
-                return [id]
-            }
+            if let id { return [try await ProviderDirectory(store: store).find(id).id] }
             return try await ProviderDirectory(store: store).list().map(\.id)
         }
         var options = SyncOptions()

@@ -46,7 +46,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let readings = try CardInputs.read(inputs)
         let verifier = try verification.verifier()
         let dccVerifier = try verification.dccVerifier()
-        let time = try verification.time()
+        let time = verification.time()
         var reports: [Report] = []
         for reading in readings {
             switch (reading.format, reading.result) {
