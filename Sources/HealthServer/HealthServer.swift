@@ -63,6 +63,7 @@ public struct HealthServer: Sendable {
     /// The router with every route and middleware.
     public func router() -> Router<HealthRequestContext> {
         let router = Router(context: HealthRequestContext.self)
+        router.add(middleware: SMARTCORSMiddleware())
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
         PublicRoutes(state: state).register(on: router)
