@@ -64,7 +64,8 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$WORK/person.token"
 SERVER_PID=$!
 for _ in $(seq 1 300); do grep -q "^Person's pages:" "$WORK/serve.out" 2>/dev/null && break; sleep 0.1; done
 BASE=$(sed -n 's/^Listening on //p' "$WORK/serve.out")
-SIGN_IN=$(sed -n "s/^Person's pages: //p" "$WORK/serve.out")
+# The token came from a file, so serve prints the sign-in page without it.
+SIGN_IN="$(sed -n "s/^Person's pages: //p" "$WORK/serve.out")?token=$(cat "$WORK/person.token")"
 [ -n "$BASE" ] && [ -n "$SIGN_IN" ] || { echo "error: the server did not start" >&2; cat "$WORK/serve.out" >&2; exit 1; }
 
 TOKEN_JSON=$(python3 Benchmarks/smart-authorize.py --base "$BASE" --sign-in "$SIGN_IN" --client-id "$APP_ID" --redirect-uri "$REDIRECT" \

@@ -159,7 +159,8 @@ def main():
             if line.startswith("Listening on "):
                 base = line.split()[-1]
             if line.startswith("Person's pages: "):
-                sign_in = line.split()[-1]
+                # The token came from a file, so serve prints the sign-in page without it.
+                sign_in = line.split()[-1] + "?token=" + open(token_file).read().strip()
         check(base is not None and sign_in is not None, f"server listening at {base}")
 
         status, tok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": app["appId"], "client_secret": app["secret"]})

@@ -229,7 +229,8 @@ def start_serve(cli, a, token_file, log_path, port=0, extra=()):
         if line.startswith("Listening on "):
             base = line.split()[-1]
         if line.startswith("Person's pages: "):
-            sign_in = line.split()[-1]
+            # The token came from a file, so serve prints the sign-in page without it.
+            sign_in = line.split()[-1] + "?token=" + open(token_file).read().strip()
     if not (base and sign_in):
         server.terminate()
         raise Failure(f"[{a.name}] the server did not start (no 'Listening on' and 'Person's pages' lines; log {log_path})")

@@ -281,7 +281,8 @@ def start_server(cli, env, token_file, port=0, extra=()):
         if line.startswith("Listening on "):
             base = line.split()[-1]
         if line.startswith("Person's pages: "):
-            sign_in = line.split()[-1]
+            # The token came from a file, so serve prints the sign-in page without it.
+            sign_in = line.split()[-1] + "?token=" + open(token_file).read().strip()
     if not (base and sign_in):
         stop_server(server)
         raise Failure("the server did not start (no 'Listening on' and 'Person's pages' lines)")

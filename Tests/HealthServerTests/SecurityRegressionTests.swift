@@ -92,6 +92,9 @@ import TestSupport
         let creds = try await w.register([.clinical(.labResult)])
         try await w.test(.live) { client in
             let port = try #require(client.port)
+            // The person signed in on this network before the attack began.
+            let earlier = try await SourceBoundHTTP.send(port: port, from: "127.0.0.2", method: "GET", path: "/login?token=\(ServerWorld.personToken)&next=%2F")
+            let session = try #require(earlier.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
             var last = 0
             for _ in 0..<30 {
                 last = try await SourceBoundHTTP.send(
@@ -109,9 +112,14 @@ import TestSupport
                 blocked = try await SourceBoundHTTP.send(port: port, from: "127.0.0.2", method: "GET", path: "/login?token=wrong-again")
             }
             #expect(blocked.status == 429 && blocked.headers["retry-after"] != nil)
-            // Even from the throttled address (a proxy or NAT everyone shares), the right secrets work.
+            // Review 2, finding 5: a throttled address's sign-in is not evaluated, so even the right
+            // token waits there (guessing from one address is as slow as the backoff)...
             let shared = try await SourceBoundHTTP.send(port: port, from: "127.0.0.2", method: "GET", path: "/login?token=\(ServerWorld.personToken)&next=%2F")
-            #expect(shared.status == 303)
+            #expect(shared.status == 429 && shared.headers["set-cookie"] == nil)
+            // ...while the session the person's device already holds there still works.
+            let page = try await SourceBoundHTTP.send(port: port, from: "127.0.0.2", method: "GET", path: "/", headers: ["Cookie": session])
+            #expect(page.status == 200)
+            // An app's secret, 256 random bits, is still accepted from a shared throttled address.
             let sharedApp = try await SourceBoundHTTP.send(
                 port: port, from: "127.0.0.2", method: "POST", path: "/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: "grant_type=client_credentials&client_id=\(creds.appID)&client_secret=\(creds.secret)")
@@ -123,6 +131,32 @@ import TestSupport
                 port: port, from: "127.0.0.3", method: "POST", path: "/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: "grant_type=client_credentials&client_id=\(creds.appID)&client_secret=\(creds.secret)")
             #expect(app.status == 200)
+        }
+    }
+
+    /// Review 2, finding 5: wrong person tokens were answered at ~635 guesses a second per
+    /// connection, and a right guess still signed in from the throttled address. Now, once an
+    /// address backs off, its attempts are not evaluated at all until the wait is over.
+    @Test func guessesFromOneAddressAreNotEvaluatedWhileItWaits() async throws {
+        let w = try await ServerWorld(.sqlite)
+        try await w.test(.live) { client in
+            let port = try #require(client.port)
+            var evaluated = 0
+            var refused = 0
+            for i in 0..<40 {
+                let r = try await SourceBoundHTTP.send(
+                    port: port, from: "127.0.0.4", method: "POST", path: "/login", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: "token=guess-\(i)&next=%2F")
+                if r.status == 401 { evaluated += 1 } else if r.status == 429 { refused += 1 }
+            }
+            // The free tries, then the backoff (1 s, doubling): a burst gets a guess or two more at most.
+            let free = Int(ServerLimits().authFailureBurst)
+            #expect(evaluated >= free && evaluated <= free + 2, "\(evaluated) guesses evaluated")
+            #expect(evaluated + refused == 40)
+            let right = try await SourceBoundHTTP.send(port: port, from: "127.0.0.4", method: "GET", path: "/login?token=\(ServerWorld.personToken)&next=%2F")
+            #expect(right.status == 429 && right.headers["retry-after"] != nil)
+            let elsewhere = try await SourceBoundHTTP.send(port: port, from: "127.0.0.5", method: "GET", path: "/login?token=\(ServerWorld.personToken)&next=%2F")
+            #expect(elsewhere.status == 303)
         }
     }
 

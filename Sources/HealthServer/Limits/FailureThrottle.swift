@@ -6,11 +6,13 @@ import Synchronization
 /// Failed sign-ins and token requests are counted per source address and per (credential,
 /// address) pair — never per credential alone, since a client id is not secret and a global
 /// count would let anyone lock an app or the person out from elsewhere. A key that failed
-/// ``freeFailures`` times answers wrong tries with 429 for a while, twice as long after each
-/// further failure (up to ``maxBackoff``); a key quiet for ``forgetAfter`` starts afresh. A right
-/// secret is always accepted, even from a throttled address (many clients may share one: a proxy,
-/// a NAT, this machine): the secrets are 256-bit, so guessing is hopeless either way, and this
-/// bounds the work and noise of wrong tries rather than being the defence against guessing.
+/// ``freeFailures`` times answers tries with 429 for a while, twice as long after each further
+/// failure (up to ``maxBackoff``); a key quiet for ``forgetAfter`` starts afresh. What a throttled
+/// key's try gets is the caller's choice: the person's sign-in does not evaluate it at all (the
+/// person token may be one a person chose, so its guesses must be slow, and the person still has
+/// other addresses and their existing sessions), while apps' token requests still accept a right
+/// secret from a throttled address (many clients may share one: a proxy, a NAT, this machine;
+/// their secrets are 256-bit, so this bounds the work and noise of wrong tries).
 ///
 /// Keys are fixed-size digests of what the caller names, and the table holds at most
 /// ``capacity`` of them: when full, forgotten keys go first, then the least recently seen.

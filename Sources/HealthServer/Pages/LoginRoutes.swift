@@ -7,9 +7,11 @@ import Hummingbird
 /// sign-in link holding it (`/login?token=…`) and reads it from `--person-token-file` or
 /// `HEALTHRECORDS_PERSON_TOKEN` when given (else it is random per run). Signing in starts a
 /// session cookie; the link's token leaves the address bar at once (303 to the page asked
-/// for). Failed attempts slow down the address they come from (``FailureThrottle``), so the
-/// token cannot be guessed at speed and nobody elsewhere can lock the person out. The cookie is
-/// `Secure` with the `__Host-` prefix when the public URL is https.
+/// for). Failed attempts slow down the address they come from (``FailureThrottle``): while an
+/// address waits, no attempt from it is evaluated, right or wrong, so guesses from one address
+/// are bounded by the backoff, not by how fast it can send. Nobody elsewhere can lock the person
+/// out: another address, or a session the person's device already holds, still works. The
+/// cookie is `Secure` with the `__Host-` prefix when the public URL is https.
 struct LoginRoutes {
     let state: ServerState
 
@@ -45,15 +47,14 @@ struct LoginRoutes {
     }
 
     private func signIn(token: String, next: String?, from address: String) async throws -> Response {
-        // The right token always signs in, so no one can lock the person out (not even from the
-        // address of the proxy in front of the server); wrong ones back off.
+        // Checked before the token is: a throttled address learns nothing until it has waited.
         let keys = [ThrottleKey.address(address), .credential("person", from: address)]
+        if let wait = state.authFailures.wait(keys) {
+            var response = form(next: next, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
+            response.headers[.retryAfter] = String(wait)
+            return response
+        }
         guard SecretToken.equal(token, state.configuration.personToken) else {
-            if let wait = state.authFailures.wait(keys) {
-                var response = form(next: next, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
-                response.headers[.retryAfter] = String(wait)
-                return response
-            }
             state.authFailures.fail(keys)
             return form(next: next, error: "That is not the sign-in token this server printed.", status: .unauthorized)
         }

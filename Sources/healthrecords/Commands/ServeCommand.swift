@@ -73,9 +73,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let token = try personToken()
         let store = try await storeOptions.open()
         var configuration = ServerConfiguration(
-            host: host, port: port, publicBaseURL: publicURL, personToken: try personToken(),
+            host: host, port: port, publicBaseURL: publicURL, personToken: token.value,
             accessTokenLifetime: .seconds(tokenLifetime),
             limits: ServerLimits(maxBodyBytes: maxBody, requestTimeout: .seconds(requestTimeout), appRequestsPerSecond: rateLimit, appBurst: burst ?? rateLimit * 2),
             webhooks: WebhookPolicy(allowLoopback: allowLoopbackWebhooks, allowPrivateAddresses: allowPrivateWebhooks))
@@ -93,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
             // Written straight to the file descriptor (unbuffered) so scripts reading a pipe see it at once.
             let lines = """
                 Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)
-                Person's pages: \(server.signInURL)
+                Person's pages: \(token.madeHere ? server.signInURL : server.baseURL + "/login")
                 OpenAPI: \(server.baseURL)/openapi.json
 
                 """
@@ -103,19 +104,31 @@ struct ServeCommand: AsyncParsableCommand {
         try await store.flushAudit()
     }
 
-    private func personToken() throws -> String {
+    /// The person token, and whether it was made for this run. Only such a token is printed (in
+    /// the sign-in link, for the person at the terminal): one from a file or the environment is
+    /// the operator's, and printing it would copy it into every service log.
+    private func personToken() throws -> (value: String, madeHere: Bool) {
         if let personTokenFile {
             guard let text = try? String(contentsOfFile: personTokenFile, encoding: .utf8) else {
                 throw CommandFailure.usage("cannot read --person-token-file \(personTokenFile)")
             }
-            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard token.count >= 16 else { throw CommandFailure.usage("the person token must be at least 16 characters") }
-            return token
+            return (try Self.strong(text.trimmingCharacters(in: .whitespacesAndNewlines), from: "--person-token-file \(personTokenFile)"), false)
         }
         if let env = ProcessInfo.processInfo.environment["HEALTHRECORDS_PERSON_TOKEN"], !env.isEmpty {
-            guard env.count >= 16 else { throw CommandFailure.usage("HEALTHRECORDS_PERSON_TOKEN must be at least 16 characters") }
-            return env
+            return (try Self.strong(env, from: "HEALTHRECORDS_PERSON_TOKEN"), false)
         }
-        return SecretToken.make()
+        return (SecretToken.make(), true)
+    }
+
+    /// A person token given by hand, refused unless it carries at least 128 bits: it is the one
+    /// secret between the network and the person's records.
+    static func strong(_ token: String, from origin: String) throws -> String {
+        let bits = SecretToken.estimatedBits(token)
+        guard bits >= SecretToken.minimumBits else {
+            throw CommandFailure.usage(
+                "\(origin): the person token carries about \(Int(bits)) bits; it needs at least \(Int(SecretToken.minimumBits)) "
+                    + "(use 32 random bytes, as `openssl rand -base64 32` writes them, or leave it out for a random one)")
+        }
+        return token
     }
 }
