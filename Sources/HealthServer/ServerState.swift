@@ -22,8 +22,9 @@ final class ServerState: Sendable {
     let webhooks: Webhooks
     let pages: PageRenderer
     let logger: Logger
-    /// Fetches asymmetric clients' key sets from their JWKS URLs (the webhook address rules).
-    let keyFetcher: PinnedHTTPFetcher
+    /// Asymmetric clients' key sets from their JWKS URLs (fetched under the webhook address
+    /// rules), kept between requests.
+    let clientKeySets: ClientKeySets
     /// Provider syncs in the background: "Sync now" and the interval.
     let providerSync: SyncScheduler
     private let signer = Mutex<IDTokenSigner?>(nil)
@@ -49,9 +50,10 @@ final class ServerState: Sendable {
         self.logger = logger
         let storeClock = store.clock
         self.providerSync = SyncScheduler(syncer: ProviderSyncer(store: store, clock: { storeClock.now }))
-        self.keyFetcher = PinnedHTTPFetcher(
+        let keyFetcher = PinnedHTTPFetcher(
             policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),
             resolver: resolver)
+        self.clientKeySets = ClientKeySets { url throws(FetchError) in try await keyFetcher.getCacheable(url) }
         base.withLock {
             $0 = configuration.publicBaseURL ?? "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(configuration.port)"
         }

@@ -38,6 +38,19 @@ public struct PinnedHTTPFetcher: HTTPFetcher {
         return response.body
     }
 
+    /// The body of a successful (200) GET and its `Cache-Control` header, for callers that keep
+    /// what they fetched.
+    public func getCacheable(_ url: URL) async throws(FetchError) -> (body: Data, cacheControl: String?) {
+        let response: OutboundResponse
+        do {
+            response = try await client.get(url, headers: [(name: "Accept", value: "application/json")])
+        } catch {
+            throw Self.fetchError(error)
+        }
+        guard response.status == 200 else { throw .status(response.status) }
+        return (response.body, response.header("Cache-Control"))
+    }
+
     /// The fetch error a person sees: the range a refused address lies in, not the address.
     static func fetchError(_ error: OutboundError) -> FetchError {
         switch error {

@@ -35,6 +35,9 @@ struct ClientAuthentication {
         do { app = try await state.store.app(id: claimed) } catch { throw .serverError }
         do throws(OAuthError) {
             guard let app else { throw .invalidClient("no such client") }
+            // A client whose keys are at a URL costs a fetch to check: while its address (or it,
+            // from there) backs off, nothing is fetched and nothing is checked.
+            if app.registration.jwksURI != nil, let wait = state.authFailures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
             try await check(app, form: form, basic: basic)
             state.authFailures.succeed([key])
             return app
@@ -61,7 +64,7 @@ struct ClientAuthentication {
             guard basic == nil, form["client_assertion_type"] == ClientAssertion.assertionType, let assertion = form["client_assertion"] else {
                 throw .invalidClient("this client authenticates with a signed client assertion (private_key_jwt)")
             }
-            let keys = try await keySet(registration)
+            let keys = try await keySet(registration, kid: ClientAssertion.claimedKeyID(assertion))
             let endpoints = SMARTEndpoints(base: state.baseURL)
             let verified: VerifiedAssertion
             do {
@@ -77,18 +80,19 @@ struct ClientAuthentication {
         }
     }
 
-    /// The client's registered keys, or those at its JWKS URL.
-    private func keySet(_ app: AppRegistration) async throws(OAuthError) -> ClientKeySet {
-        do {
-            if let jwks = app.jwks { return try ClientKeySet(json: jwks) }
-            guard let url = app.jwksURI else { throw OAuthError.invalidClient("the client registered no keys") }
-            let data: Data
-            do { data = try await state.keyFetcher.get(url) } catch { throw OAuthError.invalidClient("the client's JWKS URL could not be fetched: \(error)") }
-            return try ClientKeySet(data: data)
-        } catch let e as OAuthError {
-            throw e
-        } catch {
-            throw .invalidClient("the client's key set is unusable: \(error)")
+    /// The client's registered keys, or those at its JWKS URL (kept between requests). Why a
+    /// URL's keys could not be had goes to the log only: the answer would tell anyone who asks
+    /// what the server can reach.
+    private func keySet(_ app: AppRegistration, kid: String?) async throws(OAuthError) -> ClientKeySet {
+        if let jwks = app.jwks {
+            do { return try ClientKeySet(json: jwks) } catch { throw .invalidClient("the client's key set is unusable: \(error)") }
+        }
+        guard let url = app.jwksURI else { throw .invalidClient("the client registered no keys") }
+        switch await state.clientKeySets.keys(at: url, kid: kid) {
+        case .success(let keys): return keys
+        case .failure(let unavailable):
+            state.logger.warning("client keys unavailable", metadata: ["app": "\(app.id)", "detail": "\(unavailable.detail)"])
+            throw .invalidClient("the client's keys could not be obtained")
         }
     }
 }

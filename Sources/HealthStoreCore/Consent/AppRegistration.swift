@@ -70,8 +70,15 @@ public struct AppRegistration: Sendable, Hashable {
         case .confidentialAsymmetric:
             guard (jwks == nil) != (jwksURI == nil) else { throw .invalidRegistration("an asymmetric client registers either a JWKS or a JWKS URL, not both or neither") }
             if let jwksURI {
-                guard let scheme = jwksURI.scheme?.lowercased(), ["https", "http"].contains(scheme), jwksURI.host != nil, jwksURI.fragment == nil else {
+                guard let scheme = jwksURI.scheme?.lowercased(), ["https", "http"].contains(scheme), let host = jwksURI.host, !host.isEmpty,
+                    jwksURI.fragment == nil, jwksURI.user == nil, jwksURI.password == nil
+                else {
                     throw .invalidRegistration("the JWKS URL must be an absolute http(s) URL: \(jwksURI.absoluteString)")
+                }
+                // Keys fetched in clear could be swapped on the way. Plain http stays for a key
+                // server on this machine, which the server reaches only when told loopback is allowed.
+                if scheme == "http", !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
+                    throw .invalidRegistration("the JWKS URL must use https unless it is on this machine: \(jwksURI.absoluteString)")
                 }
             }
         case .public, .confidentialSymmetric:

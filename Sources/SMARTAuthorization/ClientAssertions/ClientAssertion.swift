@@ -30,6 +30,13 @@ public enum ClientAssertion {
         return iss
     }
 
+    /// The `kid` an assertion's header names, read without checking anything else: for telling
+    /// whether a cached key set lacks it. `nil` when there is none or the assertion is unreadable.
+    public static func claimedKeyID(_ jwt: String) -> String? {
+        guard jwt.utf8.count <= maximumLength, let jws = try? CompactJWS(jwt) else { return nil }
+        return jws.header["kid"]?.stringValue
+    }
+
     /// Verifies a client assertion and returns its `jti` and `exp` for the replay check.
     ///
     /// Checks, in order: the compact JWS form (strict base64url, JSON objects, no member

@@ -37,6 +37,20 @@ import TestSupport
         await #expect(throws: ConsentError.invalidAppSecret) { try await w.consent.authenticate(appID: creds.appID, secret: "nope") }
         await #expect(throws: ConsentError.appNotFound("missing")) { try await w.consent.view(appID: "missing") }
         #expect(try await w.consent.apps().map(\.registration.id) == [creds.appID])
+        // Review 2, finding 3: a JWKS URL must be https (plain http only on this machine).
+        let redirect = [URL(string: "https://app.example/cb")!]
+        for url in ["http://keys.example/jwks.json", "http://10.0.0.5/jwks.json", "https://user:pw@keys.example/jwks.json", "ftp://keys.example/jwks.json"] {
+            await #expect(throws: ConsentError.self, "\(url)") {
+                try await w.consent.register(
+                    name: "K", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: Self.three, redirectURIs: redirect,
+                    clientType: .confidentialAsymmetric, jwksURI: URL(string: url)!)
+            }
+        }
+        for url in ["https://keys.example/jwks.json", "http://127.0.0.1:8443/jwks.json"] {
+            _ = try await w.consent.register(
+                name: "K", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: Self.three, redirectURIs: redirect,
+                clientType: .confidentialAsymmetric, jwksURI: URL(string: url)!)
+        }
     }
 
     @Test(arguments: StoreEngine.all)
