@@ -27,16 +27,7 @@ public struct PinnedHTTPFetcher: HTTPFetcher {
             resolver: resolver, trust: trust)
     }
 
-    public func get(_ url: URL) async throws(FetchError) -> Data {
-        let response: OutboundResponse
-        do {
-            response = try await client.get(url, headers: [(name: "Accept", value: "application/json")])
-        } catch {
-            throw Self.fetchError(error)
-        }
-        guard response.status == 200 else { throw .status(response.status) }
-        return response.body
-    }
+    public func get(_ url: URL) async throws(FetchError) -> Data { try await getCacheable(url).body }
 
     /// The body of a successful (200) GET and its `Cache-Control` header, for callers that keep
     /// what they fetched.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
 import Synchronization
@@ -36,6 +37,16 @@ import Testing
         }
     }
 
+    /// A server with one asymmetric client whose keys are at the key server's URL.
+    static func world(keyPort: Int) async throws -> (ServerWorld, AppCredentials) {
+        let w = try await ServerWorld(.sqlite)
+        let app = try await w.consent.register(
+            name: "Backend", purpose: "p", privacyPolicyURL: ServerWorld.privacy, requestedTypes: [.clinical(.labResult)],
+            redirectURIs: [URL(string: SMARTFlowTests.redirect)!], clientType: .confidentialAsymmetric,
+            jwksURI: URL(string: "http://127.0.0.1:\(keyPort)/jwks.json")!)
+        return (w, app)
+    }
+
     static func forged(_ client: String, aud: String, jti: String) throws -> String {
         try PrivateKeyJWTTests.assertion(P384.Signing.PrivateKey(), client: client, aud: aud, jti: jti, exp: Date().addingTimeInterval(60))
     }
@@ -50,11 +61,7 @@ import Testing
         let key = P384.Signing.PrivateKey()
         let keys = KeyServer(body: #"{"keys":[\#(PrivateKeyJWTTests.jwk(key.publicKey, kid: "k1"))]}"#, cacheControl: "max-age=600")
         try await Application(router: keys.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { keyServer in
-            let w = try await ServerWorld(.sqlite)
-            let app = try await w.consent.register(
-                name: "Backend", purpose: "p", privacyPolicyURL: ServerWorld.privacy, requestedTypes: [.clinical(.labResult)],
-                redirectURIs: [URL(string: SMARTFlowTests.redirect)!], clientType: .confidentialAsymmetric,
-                jwksURI: URL(string: "http://127.0.0.1:\(keyServer.port!)/jwks.json")!)
+            let (w, app) = try await Self.world(keyPort: keyServer.port!)
             let aud = w.server.baseURL + "/token"
             try await w.test { client in
                 // Twenty at once share one fetch.
@@ -85,11 +92,7 @@ import Testing
     @Test func anUnreachableKeySetIsKeptAsAFailureAndNotExplained() async throws {
         let keys = KeyServer(body: "gone", status: .internalServerError)
         try await Application(router: keys.router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { keyServer in
-            let w = try await ServerWorld(.sqlite)
-            let app = try await w.consent.register(
-                name: "Backend", purpose: "p", privacyPolicyURL: ServerWorld.privacy, requestedTypes: [.clinical(.labResult)],
-                redirectURIs: [URL(string: SMARTFlowTests.redirect)!], clientType: .confidentialAsymmetric,
-                jwksURI: URL(string: "http://127.0.0.1:\(keyServer.port!)/jwks.json")!)
+            let (w, app) = try await Self.world(keyPort: keyServer.port!)
             let aud = w.server.baseURL + "/token"
             try await w.test { client in
                 for i in 0..<5 {
