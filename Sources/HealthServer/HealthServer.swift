@@ -52,12 +52,12 @@ public struct HealthServer: Sendable {
     /// How many keys the sign-in and token throttle holds (bounded; for the soak check and tests).
     package var throttledKeyCount: Int { state.authFailures.count }
 
-    /// A bearer token for an app, as `POST /token` issues, narrowed to some consent categories
-    /// the way a SMART token's scopes narrow it (tests of the FHIR routes use it until SMART
-    /// tokens exist); `nil` when the app is unknown.
-    package func issueAccessToken(appID: String, scopeCategories: Set<ConsentCategory>?) async throws -> String? {
+    /// A bearer token for an app carrying a granted SMART scope string, as a SMART token grant
+    /// issues it but without the browser flow (tests of scope enforcement use it); `nil` when
+    /// the app is unknown.
+    package func issueAccessToken(appID: String, scope: String) async throws -> String? {
         guard let app = try await store.app(id: appID) else { return nil }
-        return try await state.tokens.issue(appID: appID, revision: app.accessRevision, categories: scopeCategories).token
+        return try await state.tokens.issue(appID: appID, revision: app.accessRevision, scope: scope).token
     }
 
     /// The router with every route and middleware.

@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Testing
 
 /// Consent through `/fhir`: denied and undecided look like no data, "ask" hides unapproved
-/// records, a token's scope categories narrow the grants, and DSTU2 stays out of the R4 base.
+/// records, a token's scopes narrow the grants, and DSTU2 stays out of the R4 base.
 @Suite struct FHIRConsentTests {
     /// The searches and reads compared between an app's answers and an empty store's.
     static func answers(_ w: ServerWorld, _ creds: AppCredentials) async throws -> [String] {
@@ -68,10 +68,11 @@ import Testing
     }
 
     @Test(arguments: ServerEngine.all)
-    func aTokensScopeCategoriesNarrowWhatTheGrantsAllow(engine: ServerEngine) async throws {
+    func aTokensScopesNarrowWhatTheGrantsAllow(engine: ServerEngine) async throws {
         let f = try await FHIRWorld(engine)
         let person = try await f.personID()
-        let scoped = try #require(try await f.world.server.issueAccessToken(appID: f.app.appID, scopeCategories: [.clinical(.vitalSign), .clinical(.immunization)]))
+        let scoped = try #require(
+            try await f.world.server.issueAccessToken(appID: f.app.appID, scope: "patient/Observation.rs?category=vital-signs patient/Immunization.rs"))
         try await f.world.test(.live) { client in
             #expect(try await client.fhir("/fhir/Observation", token: scoped).names == ["v1"])
             #expect(try await client.fhir("/fhir/Observation?category=laboratory", token: scoped).json["total"] as? Int == 0)

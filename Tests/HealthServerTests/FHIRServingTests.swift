@@ -28,6 +28,38 @@ import Testing
         #expect(throws: (any Error).self) { try Self.write("[1]") }
     }
 
+    static func withContained(_ json: String, keep: Set<String>) throws -> String {
+        String(decoding: try ServedResourceWriter.write(
+            Data(json.utf8), id: "ID", lastUpdated: "T", rewrite: { $0 == "Patient/p" ? "Patient/ME" : nil },
+            keepContained: { keep.contains($0.string("id") ?? "") }), as: UTF8.self)
+    }
+
+    @Test func containedResourcesLeftOutTakeTheirCommasAndReferencesWithThem() throws {
+        let masked = ServedResourceWriter.masked
+        let three = ##"{"resourceType":"X","id":"x","contained":[{"resourceType":"A","id":"a","subject":{"reference":"Patient/p"}}, {"resourceType":"B","id":"b"},{"resourceType":"C","id":"c","r":{"reference":"#b"}}],"one":{"reference":"#a","display":"secret a"},"two":[{"reference":"#b"},{"reference":"#c"}],"s":{"reference":"Patient/p"}}"##
+        var results: [String] = []
+        for keep in [["a", "b", "c"], ["b", "c"], ["a", "c"], ["a", "b"], ["c"], ["a"], []] as [Set<String>] {
+            let served = try Self.withContained(three, keep: keep)
+            results.append(served)
+            // Always valid JSON, with exactly the kept resources, in order.
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(served.utf8)) as? [String: Any])
+            let ids = (json["contained"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(ids == ["a", "b", "c"].filter(keep.contains), "\(keep): \(served)")
+            #expect(json["id"] as? String == "ID" && (json["meta"] as? [String: Any])?["lastUpdated"] as? String == "T")
+            #expect((json["s"] as? [String: Any])?["reference"] as? String == "Patient/ME")
+            for (member, id) in [("one", "a")] where !keep.contains(id) {
+                #expect(!served.contains("secret a") && (json[member] as? [String: Any])?["extension"] != nil)
+            }
+            #expect(served.contains(##"{"reference":"#b"}"##) == keep.contains("b"))
+        }
+        #expect(results[0] == three.replacingOccurrences(of: #""id":"x""#, with: #""id":"ID","meta":{"lastUpdated":"T"}"#).replacingOccurrences(of: "Patient/p\"", with: "Patient/ME\""))
+        #expect(results[5].contains(##""contained":[{"resourceType":"A","id":"a","subject":{"reference":"Patient/ME"}}],"one":{"reference":"#a""##))
+        #expect(results[6].contains(#"{"resourceType":"X","id":"ID","meta":{"lastUpdated":"T"},"one":\#(masked)"#))
+        // A contained member that opens the object, in a resource without an id.
+        let first = try Self.withContained(##"{"contained":[{"resourceType":"A","id":"a"}],"resourceType":"X","r":{"reference":"#a"}}"##, keep: [])
+        #expect(first == #"{"resourceType":"X","id":"ID","meta":{"lastUpdated":"T"},"r":\#(masked)}"#)
+    }
+
     @Test func referencesToTheProvidersPatientBecomeThePerson() {
         let r = ReferenceRewriter(personID: "person-1", sourcePatients: ["a": ["u-1"]]) { source, type, id in "\(source).\(type.rawValue).\(id)" }
         #expect(r.rewrite("Patient/p9", source: "a") == "Patient/person-1")

@@ -108,7 +108,7 @@ final class ServerWorld: Sendable {
     func importResources(_ resources: [String], source: String = "clinic") async throws {
         let path = try dir.write("in/\(UUID().uuidString).json", Fixtures.bundle(resources))
         let report = await RecordImporter(store: store, options: .init(source: RecordSource(identifier: source))).importPaths([path])
-        precondition(report.failed == 0, "\(report.files.compactMap(\.error))")
+        guard report.failed == 0 else { throw TestFailure("the import failed: \(report.files.compactMap(\.error))") }
         advance(60)
     }
 

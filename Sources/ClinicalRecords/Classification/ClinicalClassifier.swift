@@ -17,7 +17,13 @@ public struct ClinicalClassifier: Sendable {
 
     /// The clinical type of a resource, or `nil` when it is not a clinical record.
     public func clinicalType(of resource: FHIRResource, json: some FHIRObjectReading) -> ClinicalType? {
-        switch resource.resourceType.rawValue {
+        clinicalType(ofType: resource.resourceType.rawValue, json: json)
+    }
+
+    /// The clinical type of a resource of type `resourceType` (e.g. one `contained` in
+    /// another), or `nil` when it is not a clinical record.
+    public func clinicalType(ofType resourceType: String, json: some FHIRObjectReading) -> ClinicalType? {
+        switch resourceType {
         case "AllergyIntolerance": return .allergy
         case "Condition": return .condition
         case "Immunization": return .immunization
@@ -32,9 +38,14 @@ public struct ClinicalClassifier: Sendable {
 
     /// The consent category of a resource: its clinical type, else a context category.
     public func category(of resource: FHIRResource, json: some FHIRObjectReading) -> ConsentCategory {
-        if let t = clinicalType(of: resource, json: json) { return .clinical(t) }
-        let codes = resource.resourceType.rawValue == "Observation" ? json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code) : []
-        return .context(ContextCategory(resourceType: resource.resourceType.rawValue, observationCategories: codes))
+        category(ofType: resource.resourceType.rawValue, json: json)
+    }
+
+    /// The consent category of a resource of type `resourceType`.
+    public func category(ofType resourceType: String, json: some FHIRObjectReading) -> ConsentCategory {
+        if let t = clinicalType(ofType: resourceType, json: json) { return .clinical(t) }
+        let codes = resourceType == "Observation" ? json.codeableConcepts("category").flatMap(\.coding).compactMap(\.code) : []
+        return .context(ContextCategory(resourceType: resourceType, observationCategories: codes))
     }
 
     private func observationType(_ json: some FHIRObjectReading) -> ClinicalType? {

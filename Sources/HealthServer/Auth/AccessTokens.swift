@@ -8,7 +8,7 @@ import HealthStoreCore
 ///
 /// Tokens are 256 random bits; the store keeps only their SHA-256 digests (``StoredCredential``
 /// of kind `access`) with the app, the access revision they were issued under, their expiry
-/// and, for SMART tokens, the scope granted and the consent categories it reaches. A restart
+/// and, for SMART tokens, the scope granted (what it reaches is read from it). A restart
 /// keeps them; a revocation (of the app, or of the token's grant) ends them at once.
 struct AccessTokens: Sendable {
     /// What a live token carries.
@@ -21,9 +21,6 @@ struct AccessTokens: Sendable {
         let family: Data
         /// The scope granted, as the app asked for it; `nil` for a client-credentials token.
         let scope: String?
-        /// The consent categories the scope reaches; `nil` for a client-credentials token (the
-        /// app's grants alone decide).
-        let categories: Set<ConsentCategory>?
         /// The person's Patient id, for SMART tokens.
         let patient: String?
     }
@@ -35,13 +32,12 @@ struct AccessTokens: Sendable {
 
     /// A new token: its value and its lifetime in seconds.
     func issue(
-        appID: String, revision: Int, family: Data? = nil, scope: String? = nil, categories: Set<ConsentCategory>? = nil, patient: String? = nil
+        appID: String, revision: Int, family: Data? = nil, scope: String? = nil, patient: String? = nil
     ) async throws -> (token: String, expiresIn: Int) {
         let token = SecretToken.make()
         let digest = SecretToken.digest(token)
         var members: [JSONMember] = [JSONMember("revision", .number(JSONNumber(revision)))]
         if let scope { members.append(JSONMember("scope", .string(scope))) }
-        if let categories { members.append(JSONMember("categories", .array(categories.sorted().map { .string($0.rawValue) }))) }
         if let patient { members.append(JSONMember("patient", .string(patient))) }
         let seconds = lifetimeSeconds
         _ = try await store.insertCredential(
@@ -62,9 +58,8 @@ struct AccessTokens: Sendable {
         guard stored.expires > now, let appID = stored.appID, let o = (try? JSONReader().read(stored.details))?.objectValue,
             let revision = o["revision"]?.numberValue?.intValue
         else { return nil }
-        let categories = o["categories"].map { list in Set((list.arrayValue ?? []).compactMap { $0.stringValue.flatMap(ConsentCategory.init(rawValue:)) }) }
         return Entry(
-            appID: appID, revision: revision, expires: stored.expires, family: stored.family, scope: o.string("scope"), categories: categories,
+            appID: appID, revision: revision, expires: stored.expires, family: stored.family, scope: o.string("scope"),
             patient: o.string("patient"))
     }
 }

@@ -11,10 +11,10 @@ public struct HealthRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The view of the store the authenticated app has; `nil` before authentication.
     public var appView: AppView?
-    /// The consent categories a SMART access token's scopes reach; `nil` when the token is not
-    /// narrowed by scopes (the app API's client-credentials tokens). FHIR routes intersect the
-    /// app's grants with these.
-    var scopeCategories: Set<ConsentCategory>?
+    /// What a SMART access token's scopes reach; `nil` when the token is not narrowed by scopes
+    /// (the app API's client-credentials tokens). FHIR routes serve only what both the app's
+    /// grants and these admit.
+    var scopes: TokenScopes?
     /// The authenticated app's access revision (what its token was issued under).
     var accessRevision = 0
     /// The person's browser session; `nil` before the session check.

@@ -3,20 +3,20 @@ import HealthStoreCore
 import Hummingbird
 
 /// Who a FHIR request's bearer token stands for: the app, the access revision the token was
-/// issued under, and the consent categories its scopes reach (`nil`: not narrowed by scopes).
+/// issued under, and what its scopes reach (`nil`: not narrowed by scopes).
 struct FHIRAccess: Sendable, Equatable {
     /// The app's id.
     let appID: String
     /// The app's access revision when the token was issued; a revocation moves it on.
     let revision: Int
-    /// The categories the token's scopes reach; `nil` for a token without scopes.
-    let scopeCategories: Set<ConsentCategory>?
+    /// What the token's scopes reach; `nil` for a token without scopes.
+    let scopes: TokenScopes?
 }
 
 /// Checks every protected FHIR request: a live bearer token (else 401 as an OperationOutcome,
 /// with `WWW-Authenticate: Bearer`), issued under the app's current access revision, then the
-/// app's rate (else 429). Puts the app's view of the store and the token's scope categories in
-/// the context; handlers intersect the app's grants with those categories.
+/// app's rate (else 429). Puts the app's view of the store and what the token's scopes reach in
+/// the context; handlers serve only what both the app's grants and the scopes admit.
 struct FHIRAccessMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
     let state: ServerState
@@ -38,17 +38,17 @@ struct FHIRAccessMiddleware: RouterMiddleware {
         var context = context
         context.appView = view
         context.accessRevision = access.revision
-        context.scopeCategories = access.scopeCategories
+        context.scopes = access.scopes
         return try await next(request, context)
     }
 
     /// The access a bearer token grants, or `nil` for an unknown, expired or revoked token: the
-    /// one place FHIR requests look tokens up. SMART access tokens carry the categories their
-    /// scopes reach; the app API's client-credentials tokens are not narrowed by scopes.
+    /// one place FHIR requests look tokens up. SMART access tokens carry the scope they were
+    /// granted, read here; the app API's client-credentials tokens are not narrowed by scopes.
     static func access(for token: String, state: ServerState) async throws -> FHIRAccess? {
         let entry: AccessTokens.Entry?
         do { entry = try await state.tokens.entry(for: token) } catch { throw APIError.unavailable }
         guard let entry else { return nil }
-        return FHIRAccess(appID: entry.appID, revision: entry.revision, scopeCategories: entry.categories)
+        return FHIRAccess(appID: entry.appID, revision: entry.revision, scopes: entry.scope.map(TokenScopes.init(scope:)))
     }
 }

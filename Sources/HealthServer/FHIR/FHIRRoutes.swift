@@ -96,6 +96,6 @@ struct FHIRRoutes {
     private static func query(_ request: Request) -> [(String, String)] { FormFields.parse(request.uri.query ?? "").pairs }
 
     private static func caller(_ context: HealthRequestContext) throws -> FHIRCaller {
-        FHIRCaller(view: try context.app(), scopeCategories: context.scopeCategories)
+        FHIRCaller(view: try context.app(), scopes: context.scopes)
     }
 }

@@ -2,6 +2,7 @@ import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
+import SMARTAuthorization
 
 /// What an in-memory search filter sees of a resource: its JSON, its consent category, the id
 /// it is served under and when the store first added it.
@@ -15,8 +16,9 @@ struct SearchSubject: Sendable {
 /// A search condition decided in memory, on a resource SQL could not judge.
 typealias SearchFilter = @Sendable (SearchSubject) -> Bool
 
-/// A FHIR search compiled for the store: the conditions SQL decides (types, consent
-/// categories, the R4 release, served ids, clinical and added dates, order) in a
+/// A FHIR search compiled for the store: the conditions SQL decides (types — narrowed to those
+/// the token's scopes name —, consent categories, the R4 release, served ids, clinical and
+/// added dates, order) in a
 /// ``ResourceQuery``, and the ones only the JSON can answer (codes, names, `ne` on a code…) as
 /// filters. A search without filters runs as one count and one page query; with filters the
 /// snapshot is read and filtered in memory.
@@ -31,6 +33,9 @@ struct FHIRSearchPlan: Sendable {
     var count: Int
     /// `$everything`: whether the person's Patient leads the results.
     var includesPatient = false
+    /// `$everything` under a granular scope: the resources of the types the scope reaches only
+    /// in part must be looked at (a search has this among its ``filters``).
+    var scopeFilter: SearchFilter?
 
     /// The page size when `_count` is not given.
     static let defaultCount = 50
@@ -41,8 +46,8 @@ struct FHIRSearchPlan: Sendable {
         let personID: String
         /// The FHIR base URL (`…/fhir`), for `patient` values given as absolute references.
         let fhirBase: String
-        /// The consent categories the token's scopes reach; `nil` for no narrowing.
-        let scopeCategories: Set<ConsentCategory>?
+        /// What the token's scopes reach with a search; `nil` for no narrowing.
+        let reach: ResourceReach?
         /// The largest page.
         let countCap: Int
     }
@@ -55,10 +60,19 @@ struct FHIRSearchPlan: Sendable {
         let type = request.resourceType
         var plan = FHIRSearchPlan(query: ResourceQuery(resourceTypes: [FHIRResourceType(type)], release: .r4), count: min(defaultCount, context.countCap))
         var pushed: Set<ConsentCategory>? = nil
+        let reach = context.reach
         if request.everything {
-            let types = try everythingTypes(request)
-            plan.includesPatient = types.contains("Patient")
+            var types = try everythingTypes(request)
+            if let reach { types = types.filter { reach.extent(of: $0) != nil } }
+            plan.includesPatient = types.contains("Patient") && (reach.map { $0.extent(of: "Patient") == .whole } ?? true)
             plan.query.resourceTypes = Set(types.filter { $0 != "Patient" }.map { FHIRResourceType($0) })
+            if let reach, types.contains(where: { reach.extent(of: $0) != .whole }) { plan.scopeFilter = { reach.admits($0.json) } }
+        } else if let reach {
+            switch reach.extent(of: type) {
+            case nil: plan.matchesNothing = true
+            case .whole?: break
+            case .categories?: plan.filters.append { reach.admits($0.json) }
+            }
         }
         for p in request.parameters {
             let base = String(p.name.prefix { $0 != ":" })
@@ -84,7 +98,7 @@ struct FHIRSearchPlan: Sendable {
             guard let definition = FHIRResourceTypes.parameter(base, of: type) else { continue }
             try plan.add(definition, value: p.value, type: type, context, pushed: &pushed)
         }
-        plan.query.categories = narrowed(pushed, context.scopeCategories)
+        plan.query.categories = pushed
         return plan
     }
 
@@ -167,14 +181,6 @@ struct FHIRSearchPlan: Sendable {
     static func observationCategories(_ token: FHIRToken) -> [ConsentCategory] {
         if let category = consentCategory(token) { return [category] }
         return [.clinical(.labResult), .clinical(.vitalSign), .context(.socialHistory), .context(.otherObservations)]
-    }
-
-    private static func narrowed(_ pushed: Set<ConsentCategory>?, _ scope: Set<ConsentCategory>?) -> Set<ConsentCategory>? {
-        switch (pushed, scope) {
-        case (nil, let s): return s
-        case (let p?, nil): return p
-        case (let p?, let s?): return p.intersection(s)
-        }
     }
 
     /// `_sort`: `_lastUpdated` or the type's clinical-date parameter, `-` for descending.

@@ -12,7 +12,7 @@ extension FHIRService {
     func search(_ request: FHIRSearchRequest, page: FHIRPageState?, selfURL: String, _ caller: FHIRCaller, countCap: Int) async throws -> [UInt8] {
         let shared = try await shared()
         let plan = try FHIRSearchPlan.compile(
-            request, .init(personID: shared.personID, fhirBase: base, scopeCategories: caller.scopeCategories, countCap: countCap))
+            request, .init(personID: shared.personID, fhirBase: base, reach: caller.scopes?.search, countCap: countCap))
         let offset = page?.offset ?? 0
         let snapshot = page.map { QueryAnchor(rawValue: $0.snapshot) }
         let found: Found
@@ -26,10 +26,10 @@ extension FHIRService {
             let result = try await pageInSQL(plan.query, offset: offset, limit: plan.count, snapshot: snapshot, counting: page == nil, caller)
             // The same read (the store answered from its page cache) for the same request and
             // app makes the same Bundle: send the one made before.
-            let key = BundleKey(appID: caller.view.app.id, scopeCategories: caller.scopeCategories, request: request, page: page, selfURL: selfURL)
+            let key = BundleKey(appID: caller.view.app.id, scopes: caller.scopes, request: request, page: page, selfURL: selfURL)
             if let kept = keptBundle(key, readNumber: result.readNumber) { return kept }
             found = Found(
-                total: page?.total ?? result.total ?? 0, entries: try await entries(result.resources, snapshot: result.snapshot, caller),
+                total: page?.total ?? result.total ?? 0, entries: try await entries(result.resources, of: result, caller),
                 snapshot: result.snapshot, readNumber: result.readNumber)
         } else {
             found = try await pageInMemory(plan, offset: offset, snapshot: snapshot, caller)
@@ -42,7 +42,7 @@ extension FHIRService {
         }
         let bytes = SearchsetBundle(total: found.total, selfURL: selfURL, nextURL: next, entries: found.entries).bytes
         if let readNumber = found.readNumber {
-            keepBundle(bytes, for: BundleKey(appID: caller.view.app.id, scopeCategories: caller.scopeCategories, request: request, page: page, selfURL: selfURL),
+            keepBundle(bytes, for: BundleKey(appID: caller.view.app.id, scopes: caller.scopes, request: request, page: page, selfURL: selfURL),
                 readNumber: readNumber)
         }
         return bytes
@@ -73,19 +73,21 @@ extension FHIRService {
         var q = plan.query
         q.addedThrough = snapshot
         let result = try await caller.view.resources(q, countingTotal: false)
-        var matched: [KeyedResource] = []
-        for item in result.resources {
-            let subject = SearchSubject(
-                json: try item.stored.resource.json(), category: item.stored.category, servedID: item.key.hex, lastUpdated: item.stored.addedDate)
-            if plan.filters.allSatisfy({ $0(subject) }) { matched.append(item) }
-        }
+        let matched = try result.resources.filter { item in try Self.holds(plan.filters, item) }
         let page = Array(matched.dropFirst(offset).prefix(plan.count))
-        return Found(total: matched.count, entries: try await entries(page, snapshot: result.snapshot, caller), snapshot: result.snapshot)
+        return Found(total: matched.count, entries: try await entries(page, of: result, caller), snapshot: result.snapshot)
+    }
+
+    /// Whether every filter holds for a stored resource.
+    private static func holds(_ filters: [SearchFilter], _ item: KeyedResource) throws -> Bool {
+        let subject = SearchSubject(
+            json: try item.stored.resource.json(), category: item.stored.category, servedID: item.key.hex, lastUpdated: item.stored.addedDate)
+        return filters.allSatisfy { $0(subject) }
     }
 
     /// A Patient search: the person's one Patient, when the app may see it and it matches.
     private func patients(_ plan: FHIRSearchPlan, offset: Int, snapshot: QueryAnchor?, _ caller: FHIRCaller) async throws -> Found {
-        guard let patient = try await mergedPatient(caller, snapshot: snapshot), plan.filters.allSatisfy({ $0(patient.subject) }) else {
+        guard let patient = try await mergedPatient(caller, reach: caller.scopes?.search, snapshot: snapshot), plan.filters.allSatisfy({ $0(patient.subject) }) else {
             return Found(total: 0, entries: [], snapshot: snapshot ?? .initial)
         }
         let entries = offset == 0 && plan.count > 0 ? [patientEntry(patient.bytes, patient.subject.servedID)] : []
@@ -93,16 +95,25 @@ extension FHIRService {
     }
 
     /// `$everything`: the person's Patient first (when asked for and visible), then every
-    /// resource of the other types, in the order the store added them.
+    /// resource of the other types, in the order the store added them. Under a granular scope
+    /// the snapshot is read whole and the types reached in part are looked at.
     private func everything(_ plan: FHIRSearchPlan, offset: Int, snapshot: QueryAnchor?, total: Int?, _ caller: FHIRCaller) async throws -> Found {
-        let patient = plan.includesPatient ? try await mergedPatient(caller, snapshot: snapshot) : nil
+        let patient = plan.includesPatient ? try await mergedPatient(caller, reach: caller.scopes?.search, snapshot: snapshot) : nil
         let lead = patient == nil ? 0 : 1
         var entries: [SearchsetBundle.Entry] = []
         if let patient, offset == 0, plan.count > 0 { entries.append(patientEntry(patient.bytes, patient.subject.servedID)) }
         let sqlOffset = max(0, offset - lead)
         let limit = plan.count - entries.count
+        if let scopeFilter = plan.scopeFilter {
+            var q = plan.query
+            q.addedThrough = snapshot
+            let result = try await caller.view.resources(q, countingTotal: false)
+            let matched = try result.resources.filter { item in try Self.holds([scopeFilter], item) }
+            entries += try await self.entries(Array(matched.dropFirst(sqlOffset).prefix(limit)), of: result, caller)
+            return Found(total: total ?? (matched.count + lead), entries: entries, snapshot: result.snapshot)
+        }
         let result = try await pageInSQL(plan.query, offset: sqlOffset, limit: limit, snapshot: snapshot, counting: total == nil, caller)
-        entries += try await self.entries(result.resources, snapshot: result.snapshot, caller)
+        entries += try await self.entries(result.resources, of: result, caller)
         return Found(total: total ?? ((result.total ?? 0) + lead), entries: entries, snapshot: result.snapshot)
     }
 
@@ -110,13 +121,15 @@ extension FHIRService {
         SearchsetBundle.Entry(fullUrl: base + "/Patient/" + id, resource: bytes, mode: "match")
     }
 
-    /// Served entries of stored resources.
-    private func entries(_ items: [KeyedResource], snapshot: QueryAnchor, _ caller: FHIRCaller) async throws -> [SearchsetBundle.Entry] {
+    /// Served entries of stored resources, read as part of `page`.
+    private func entries(_ items: [KeyedResource], of page: ResourcePage, _ caller: FHIRCaller) async throws -> [SearchsetBundle.Entry] {
         guard !items.isEmpty else { return [] }
-        let rewriter = try await rewriter(caller, at: snapshot)
+        let rewriter = try await rewriter(caller, at: page.snapshot)
+        let contained = ContainedFilter(reach: caller.scopes?.search, windows: page.visibleWindows)
         return try items.map { item in
             SearchsetBundle.Entry(
-                fullUrl: base + "/" + item.stored.resource.resourceType.rawValue + "/" + item.key.hex, resource: try served(item, rewriter), mode: "match")
+                fullUrl: base + "/" + item.stored.resource.resourceType.rawValue + "/" + item.key.hex,
+                resource: try served(item, rewriter, contained: contained), mode: "match")
         }
     }
 }

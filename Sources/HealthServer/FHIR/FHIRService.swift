@@ -3,13 +3,14 @@ import FHIR
 import Foundation
 import HealthStoreCore
 import HealthVocabulary
+import SMARTAuthorization
 import Synchronization
 
-/// Who is reading: the app's view of the store and the consent categories its token's scopes
-/// reach (`nil`: not narrowed).
+/// Who is reading: the app's view of the store and what its token's scopes reach (`nil`: a
+/// token not narrowed by scopes, such as the app API's client-credentials tokens).
 struct FHIRCaller: Sendable {
     let view: AppView
-    let scopeCategories: Set<ConsentCategory>?
+    let scopes: TokenScopes?
 }
 
 /// The FHIR read side over the store: reads, searches and `$everything`, each through the
@@ -34,7 +35,7 @@ final class FHIRService: Sendable {
     /// Everything a search Bundle depends on besides the store page it was made from.
     struct BundleKey: Hashable, Sendable {
         let appID: String
-        let scopeCategories: Set<ConsentCategory>?
+        let scopes: TokenScopes?
         let request: FHIRSearchRequest
         let page: FHIRPageState?
         let selfURL: String
@@ -54,6 +55,7 @@ final class FHIRService: Sendable {
     private struct ServedBytes: Sendable {
         let anchor: QueryAnchor
         let sourcePatients: Set<String>?
+        let contained: ContainedFilter
         let bytes: Data
     }
 
@@ -88,53 +90,65 @@ final class FHIRService: Sendable {
         }
     }
 
-    /// The served bytes of a stored resource.
-    func served(_ item: KeyedResource, _ rewriter: ReferenceRewriter) throws -> Data {
+    /// The served bytes of a stored resource, without the `contained` resources `contained`
+    /// refuses.
+    func served(_ item: KeyedResource, _ rewriter: ReferenceRewriter, contained: ContainedFilter) throws -> Data {
         let source = item.stored.source.identifier
         let id = item.key.hex
         let patients = rewriter.sourcePatients[source]
-        if let hit = servedCache.withLock({ $0[id] }), hit.anchor == item.stored.anchor, hit.sourcePatients == patients { return hit.bytes }
+        if let hit = servedCache.withLock({ $0[id] }), hit.anchor == item.stored.anchor, hit.sourcePatients == patients, hit.contained == contained {
+            return hit.bytes
+        }
+        let anchor = item.stored.anchor
         let bytes = try ServedResourceWriter.write(
             item.stored.resource.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate),
-            rewrite: { rewriter.rewrite($0, source: source) })
+            rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { contained.keeps($0, containerAnchor: anchor) })
         servedCache.withLock { cache in
             if cache.count >= Self.servedCacheLimit { cache.removeAll(keepingCapacity: true) }
-            cache[id] = ServedBytes(anchor: item.stored.anchor, sourcePatients: patients, bytes: bytes)
+            cache[id] = ServedBytes(anchor: item.stored.anchor, sourcePatients: patients, contained: contained, bytes: bytes)
         }
         return bytes
     }
 
     // MARK: Read
 
-    /// `GET /fhir/{type}/{id}`: the served resource, or 404 (the same for hidden and missing).
+    /// `GET /fhir/{type}/{id}`: the served resource, or 404 (the same for hidden, out of the
+    /// token's scopes and missing).
     func read(type: String, id: String, _ caller: FHIRCaller) async throws -> Data {
         guard FHIRResourceTypes.isServed(type) else { throw FHIRRequestError.unknownResourceType(type) }
         if type == "Patient" {
-            guard id == (try await shared().personID), let patient = try await mergedPatient(caller, snapshot: nil) else {
+            guard id == (try await shared().personID), let patient = try await mergedPatient(caller, reach: caller.scopes?.read, snapshot: nil) else {
                 throw FHIRRequestError.notFound(resourceType: type, id: id)
             }
             return patient.bytes
         }
-        guard let key = ResourceKey(hex: id) else { throw FHIRRequestError.notFound(resourceType: type, id: id) }
-        let query = ResourceQuery(
-            resourceTypes: [FHIRResourceType(type)], categories: caller.scopeCategories, release: .r4, keys: [key], limit: 1)
+        let reach = caller.scopes?.read
+        guard let key = ResourceKey(hex: id), reach.map({ $0.extent(of: type) != nil }) ?? true else {
+            throw FHIRRequestError.notFound(resourceType: type, id: id)
+        }
+        let query = ResourceQuery(resourceTypes: [FHIRResourceType(type)], release: .r4, keys: [key], limit: 1)
         let page = try await caller.view.resources(query, countingTotal: false)
         guard let item = page.resources.first else { throw FHIRRequestError.notFound(resourceType: type, id: id) }
-        return try served(item, try await rewriter(caller, at: page.snapshot))
+        if let reach, reach.extent(of: type) != .whole, !reach.admits(try item.stored.resource.json()) {
+            throw FHIRRequestError.notFound(resourceType: type, id: id)
+        }
+        return try served(item, try await rewriter(caller, at: page.snapshot), contained: ContainedFilter(reach: reach, windows: page.visibleWindows))
     }
 
     // MARK: The person's Patient
 
     /// The merged Patient the app may see, with its JSON and last update; `nil` when it may see
-    /// no Patient resource (personal details not granted, or none stored).
-    func mergedPatient(_ caller: FHIRCaller, snapshot: QueryAnchor?) async throws -> (bytes: Data, subject: SearchSubject)? {
-        let query = ResourceQuery(resourceTypes: [.patient], categories: caller.scopeCategories, release: .r4, addedThrough: snapshot)
+    /// no Patient resource (personal details not granted, Patient outside `reach`, or none stored).
+    func mergedPatient(_ caller: FHIRCaller, reach: ResourceReach?, snapshot: QueryAnchor?) async throws -> (bytes: Data, subject: SearchSubject)? {
+        if let reach, reach.extent(of: "Patient") != .whole { return nil }
+        let query = ResourceQuery(resourceTypes: [.patient], release: .r4, addedThrough: snapshot)
         let page = try await caller.view.resources(query, countingTotal: false)
         guard !page.resources.isEmpty else { return nil }
         let rewriter = try await rewriter(caller, at: page.snapshot)
+        let contained = ContainedFilter(reach: reach, windows: page.visibleWindows)
         var parts: [JSONObject] = []
         for item in page.resources {
-            if let object = try JSONReader().read(try served(item, rewriter)).objectValue { parts.append(object) }
+            if let object = try JSONReader().read(try served(item, rewriter, contained: contained)).objectValue { parts.append(object) }
         }
         let updated = page.resources.map(\.stored.addedDate).max() ?? Date(timeIntervalSince1970: 0)
         let personID = try await shared().personID

@@ -79,7 +79,7 @@ struct SMARTTokenGrants {
         let patient = try await state.store.personPatientID()
         let scope = scopes.text
         let (access, expiresIn) = try await state.tokens.issue(
-            appID: app.registration.id, revision: app.accessRevision, family: family, scope: scope, categories: scopes.consentCategories, patient: patient)
+            appID: app.registration.id, revision: app.accessRevision, family: family, scope: scope, patient: patient)
         var members: [(String, EncodedJSON)] = [
             ("access_token", .string(access)), ("token_type", .string("Bearer")), ("expires_in", .int(expiresIn)), ("scope", .string(scope)),
             ("patient", .string(patient)),

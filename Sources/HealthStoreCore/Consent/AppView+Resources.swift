@@ -10,7 +10,8 @@ extension AppView {
     /// "ask", unapproved resources match nothing, at the same cost), and the read is audited.
     public func resources(_ query: ResourceQuery, countingTotal: Bool) async throws -> ResourcePage {
         let v = try await visibility()
-        let page = try await store.resources(query, visible: v.recordWindows, countingTotal: countingTotal)
+        var page = try await store.resources(query, visible: v.recordWindows, countingTotal: countingTotal)
+        page.visibleWindows = v.recordWindows
         let types = query.categories.map { Array($0) } ?? Array(Set(page.resources.map(\.stored.category)))
         try await audit("resources", types: types.sorted().map(HealthDataType.init), count: page.resources.count)
         return page

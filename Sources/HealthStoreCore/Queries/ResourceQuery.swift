@@ -116,6 +116,10 @@ public struct ResourcePage: Sendable, Hashable {
     /// Which read of the database produced the page: a page answered again from the store's
     /// page cache keeps its number, so whatever was made from it may be reused too.
     public let readNumber: UInt64
+    /// The consent windows the page was read through (set by ``AppView``; `nil` from the store
+    /// itself): what decides whether a resource `contained` in one of the page's resources may
+    /// be shown too.
+    public internal(set) var visibleWindows: [TypeWindow<ConsentCategory>]?
 
     /// Makes a page (the store makes these), numbering it as a new read.
     package init(resources: [KeyedResource], total: Int?, snapshot: QueryAnchor) {

@@ -1,7 +1,9 @@
 import ClinicalRecords
 
 /// Which consent categories the resources of a FHIR type can be stored under, as
-/// `ClinicalClassifier` sorts them: what a scope on that type reaches.
+/// `ClinicalClassifier` sorts them: the categories the consent page asks the person about for
+/// a scope on that type. What a token then reads is narrower: only the types its scopes name
+/// (``ResourceReach``), within the categories the person allowed.
 ///
 /// The sources of truth are `ClinicalType.resourceTypes` and `ContextCategory.byResourceType`.
 /// Observations land in four categories: lab result (category `laboratory` or `LAB`, or no

@@ -1,0 +1,28 @@
+import ClinicalRecords
+import FHIR
+import HealthStoreCore
+import SMARTAuthorization
+
+/// Which resources `contained` in a served resource an app may see: each is judged as if it
+/// were stored on its own — its type (and granular category) within the token's scopes, and
+/// its own consent category granted to the app. A contained Condition inside a granted
+/// MedicationRequest is no more readable than a stored one.
+struct ContainedFilter: Sendable, Hashable {
+    /// What the request's token reaches; `nil` for a token not narrowed by scopes.
+    let reach: ResourceReach?
+    /// The app's consent windows (``ResourcePage/visibleWindows``); `nil` shows every category.
+    let windows: [TypeWindow<ConsentCategory>]?
+
+    /// Whether `contained`, inside a resource whose latest change is `anchor`, is served.
+    ///
+    /// A window that ends before the container's latest change hides it: the container's first
+    /// addition is not known here, and the latest change is never earlier, so this errs on the
+    /// side of showing less.
+    func keeps(_ contained: JSONObject, containerAnchor anchor: QueryAnchor) -> Bool {
+        guard let type = contained.string("resourceType") else { return false }
+        if let reach, !reach.admits(contained) { return false }
+        guard let windows else { return true }
+        let category = ClinicalClassifier().category(ofType: type, json: contained)
+        return windows.contains { $0.type == category && ($0.addedThrough.map { anchor <= $0 } ?? true) }
+    }
+}
