@@ -33,6 +33,11 @@ Quirks (flags; the same names, with underscores, in POST /_quirks {"set": …}):
   --deny                   /authorize answers error=access_denied
   --wrong-state            /authorize answers with a different state
   --everything             offer Patient/$everything (otherwise 404: clients fall back to per-type searches)
+  --hostile                a hostile server: the first page of every search and of $everything also
+                           carries other people's records, each disguised one way (HOSTILE_KINDS:
+                           another Patient, a versioned or absolute reference to it, a urn:uuid
+                           resolved by its fullUrl, an identifier alone, a contained Patient, a
+                           Group, no subject); their ids start "hostile-" and none is the patient's
 
 Every request is logged as one JSON object per line to --log: time, listener, method, path,
 query, host, whether an Authorization header came and its bearer token, the status answered,
@@ -48,6 +53,34 @@ OAUTH_URIS = "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-u
 FIXED_LAST_UPDATED = "2024-03-01T12:00:00Z"
 REFERENCE_FIELDS = ("subject", "patient", "beneficiary")
 LOOPBACK_REDIRECT = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/[^?#]*$")
+
+
+# One record per way of naming someone else, as --hostile serves them (the key names the way).
+INTRUDER_URN = "urn:uuid:7d0c6a2e-6b1f-4b8e-9a55-000000000bad"
+HOSTILE_KINDS = {
+    "patient": {"resourceType": "Patient", "name": [{"family": "Intruder", "given": ["Ivy"]}], "birthDate": "1990-01-01"},
+    "versioned": {"resourceType": "Observation", "status": "final", "code": {"text": "HIV-1 RNA viral load"},
+                  "subject": {"reference": "Patient/hostile-patient/_history/3"}},
+    "absolute": {"resourceType": "Encounter", "status": "finished", "class": {"code": "AMB"},
+                 "subject": {"reference": "http://127.0.0.1:9/fhir/Patient/hostile-patient"}},
+    "urn": {"resourceType": "Condition", "code": {"text": "BRCA1 carrier"}, "subject": {"reference": INTRUDER_URN}},
+    "identifier": {"resourceType": "Immunization", "status": "completed", "vaccineCode": {"text": "flu"},
+                   "patient": {"identifier": {"system": "http://hl7.org/fhir/sid/us-ssn", "value": "999-12-3456"}}},
+    "contained": {"resourceType": "AllergyIntolerance", "code": {"text": "penicillin"}, "patient": {"reference": "#who"},
+                  "contained": [{"resourceType": "Patient", "id": "who", "name": [{"family": "Someone"}]}]},
+    "group": {"resourceType": "Observation", "status": "final", "code": {"text": "ward census"}, "subject": {"reference": "Group/ward-3"}},
+    "nobody": {"resourceType": "Condition", "code": {"text": "depression"}},
+}
+
+
+def hostile_entries(base):
+    """The --hostile records, as Bundle entries (the Patient's fullUrl is the urn the "urn" record names)."""
+    out = []
+    for kind, body in HOSTILE_KINDS.items():
+        r = dict(body, id="hostile-" + kind, meta={"versionId": "1", "lastUpdated": FIXED_LAST_UPDATED})
+        full = INTRUDER_URN if kind == "patient" else f"{base}/{r['resourceType']}/{r['id']}"
+        out.append({"fullUrl": full, "resource": r, "search": {"mode": "match"}})
+    return out
 
 
 def now_instant():
@@ -124,7 +157,7 @@ class State:
             "throttle": dict(args.throttle), "fail": dict(args.fail), "no_refresh_token": args.no_refresh_token,
             "refresh_invalid_grant": args.refresh_invalid_grant, "foreign_next": args.foreign_next, "deny": args.deny,
             "wrong_state": args.wrong_state, "everything": args.everything, "token_lifetime": args.token_lifetime,
-            "max_count": args.max_count, "rotate_refresh": not args.no_rotate,
+            "max_count": args.max_count, "rotate_refresh": not args.no_rotate, "hostile": args.hostile,
         }
         self.counters = {}
         self.codes = {}      # code -> details
@@ -518,9 +551,11 @@ def make_handler(state, data, listener):
             bundle = {"resourceType": "Bundle", "id": secrets.token_hex(8), "meta": {"lastUpdated": now_instant()}, "type": "searchset",
                       "total": len(matches), "link": links,
                       "entry": [{"fullUrl": f"{base}/{r['resourceType']}/{r['id']}", "resource": r, "search": {"mode": "match"}} for r in page]}
-            if not page:
+            if quirks["hostile"] and offset == 0:
+                bundle["entry"] += hostile_entries(base)
+            if not bundle["entry"]:
                 del bundle["entry"]
-            self.entry["entries"] = [f"{r['resourceType']}/{r['id']}" for r in page]
+            self.entry["entries"] = [f"{e['resource']['resourceType']}/{e['resource']['id']}" for e in bundle.get("entry", [])]
             self.entry["next"] = next((l["url"] for l in links if l["relation"] == "next"), None)
             return self.send(200, bundle)
 
@@ -606,6 +641,7 @@ def main():
     ap.add_argument("--deny", action="store_true")
     ap.add_argument("--wrong-state", action="store_true")
     ap.add_argument("--everything", action="store_true")
+    ap.add_argument("--hostile", action="store_true")
     args = ap.parse_args()
     args.throttle = parse_pairs(args.throttle, "throttle")
     args.fail = parse_pairs(args.fail, "fail")

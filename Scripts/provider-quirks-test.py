@@ -25,6 +25,18 @@ import requests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.path.join(ROOT, "Scripts", "provider-quirk-server.py")
+
+
+def _server_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("provider_quirk_server", SERVER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The records --hostile mixes in, one per disguise (read from the server, so both agree).
+HOSTILE_KINDS = _server_module().HOSTILE_KINDS
 CLIENT_ID = "quirk-app"
 # The US Core resource types a patient-facing client must fetch when the server has them.
 US_CORE = {"AllergyIntolerance", "CarePlan", "CareTeam", "Condition", "Coverage", "Device", "DiagnosticReport", "DocumentReference",
@@ -566,6 +578,40 @@ def foreign_next(cli, out):
         s.close()
 
 
+def hostile(flags, name):
+    """A hostile server mixes other people's records into every first page (review finding 2 of
+    issue 28): none is stored, each is counted as left out, and the patient's records all arrive."""
+    def run(cli, out):
+        s = Scenario(cli, out, name, ["--hostile"] + flags)
+        try:
+            s.connect_ok()
+            t0 = time.time()
+            rc, sync, p = s.sync()
+            require(rc == 0 and sync, "sync exits 0 against a server mixing in other people's records", f"exit {rc}; {short(p.stdout)} {short(p.stderr)}")
+            log = s.log()
+            first_pages = [e for e in fhir_requests(log, t0) if e.get("status") == 200 and any(x.startswith(("Patient/hostile-", "Observation/hostile-")) for x in e.get("entries") or [])]
+            kinds = len(HOSTILE_KINDS)
+            check(first_pages, f"the server served its {kinds} disguised records on {len(first_pages)} first pages")
+            stored = s.stored()
+            intruders = sorted(k for k in stored if k[1].startswith("hostile-") or k[1] == "who")
+            check(not intruders, "no record of anyone else is stored", str(intruders))
+            texts = json.dumps([v for vs in stored.values() for v in vs])
+            check("Intruder" not in texts and "999-12-3456" not in texts and "BRCA1" not in texts, "no trace of the intruder's data in the store")
+            check(sync.get("leftOut") == kinds * len(first_pages),
+                  f"the sync report counts {kinds} left out per first page ({kinds} × {len(first_pages)})", f"leftOut {sync.get('leftOut')}")
+            p2 = s.run("sync", s.pid)
+            check("left out" in p2.stdout, "the sync's words say records were left out", short(p2.stdout))
+            served, compartment = s.served()
+            mine = {k for k in compartment} | {("Patient", s.info["patient"])}
+            kinds_fetched = searched_types(log, t0)
+            expected = {k for k in mine if "$everything" in kinds_fetched or k[0] in kinds_fetched or k[0] == "Patient"}
+            missing = sorted(expected - set(stored))
+            check(not missing, f"all {len(expected)} of the patient's records of the types fetched are stored", str(missing[:3]))
+        finally:
+            s.close()
+    return run
+
+
 def mid_sync_expiry(cli, out):
     # Tokens last 3 s; three 429s on Observation hold the sync past that.
     s = Scenario(cli, out, "mid-sync-expiry", ["--token-lifetime", "3", "--throttle", "/fhir/Observation=3"])
@@ -723,6 +769,8 @@ SCENARIOS = [
     ("server-errors", complete_with("server-errors", ["--fail", "/fhir/Observation=500,504", "--fail", "/fhir/Condition=504,504,500"],
                                     error_burst_checks({"/fhir/Observation": [500, 504], "/fhir/Condition": [504, 504, 500]}))),
     ("foreign-next", foreign_next),
+    ("hostile", hostile([], "hostile")),
+    ("hostile-everything", hostile(["--everything"], "hostile-everything")),
     ("mid-sync-expiry", mid_sync_expiry),
     ("invalid-grant", invalid_grant),
     ("public-no-refresh", public_no_refresh),

@@ -5,8 +5,9 @@ import Foundation
 import HealthStoreCore
 
 /// Hands a page's resources to the store's import, made from the page's entries and
-/// classified, leaving out any resource that names another Patient: a server that ignores
-/// `patient=` must not fill the person's store with other people's records.
+/// classified, leaving out any resource not shown to be the connected patient's
+/// (``PatientCompartment``): a server that ignores `patient=` must not fill the person's store
+/// with other people's records.
 ///
 /// A large page is made in order by the store's feed thread and helper threads together
 /// (``InOrderWork``), chunk by chunk from the front, while the writer stores what came before;
@@ -23,14 +24,14 @@ final class PageProducer: ResourceProducer, @unchecked Sendable {
     private var released = false
     /// `Type/id` of every resource handed over.
     private(set) var stored: [String] = []
-    /// How many were left out for naming another Patient.
+    /// How many were left out for not being the connected patient's.
     private(set) var dropped = 0
 
     /// What one entry came to.
     private enum Slot: Sendable {
         /// An OperationOutcome: not the person's.
         case skipped
-        /// It names another Patient.
+        /// It is not shown to be the connected patient's.
         case dropped
         /// Its `Type/id`, and the classified resource or what the store's `prepare` made of it.
         case made(key: String, value: any Sendable)
@@ -129,7 +130,7 @@ final class PageProducer: ResourceProducer, @unchecked Sendable {
     private static func made<Object: FHIRObjectReading>(
         _ resource: FHIRResource, _ json: Object, builder: RecordBuilder, patient: String, resolve: (String) -> Object?
     ) -> Made {
-        if PatientReferences.namesOtherPatient(resource, json, than: patient) { return .dropped }
+        if PatientCompartment.leftOut(resource, json, patient: patient, resolve: resolve) != nil { return .dropped }
         return .classified(builder.classify(resource, reading: json, resolve: resolve))
     }
 
@@ -137,7 +138,7 @@ final class PageProducer: ResourceProducer, @unchecked Sendable {
     private enum Made {
         /// An OperationOutcome: not the person's.
         case skipped
-        /// It names another Patient.
+        /// It is not shown to be the connected patient's.
         case dropped
         case classified(ClassifiedResource)
     }

@@ -94,6 +94,7 @@ public struct ProviderSyncer: Sendable {
         report.types = finalCheckpoint.steps.map { SyncReport.StepCount(type: $0.step.key, pages: $0.pages, resources: $0.resources) }
         report.fetched = finalCheckpoint.steps.reduce(0) { $0 + $1.resources }
         report.warnings = await state.warnings
+        report.leftOut = await state.leftOut
         let outcome = await state.outcome
         report.inserted = outcome.inserted + outcome.contextInserted
         report.updated = outcome.updated + outcome.contextUpdated

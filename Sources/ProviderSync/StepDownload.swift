@@ -61,6 +61,7 @@ struct StepDownload: Sendable {
             }
             var outcome = ImportOutcome()
             var ids: [String] = []
+            var leftOut = 0
             if let store, page.count > 0 {
                 let producer = PageProducer(page: page, builder: builder, patient: patient)
                 do { outcome = try await store.importResources(source: source, from: producer) } catch let error as FHIRError {
@@ -72,9 +73,10 @@ struct StepDownload: Sendable {
                     throw ProviderSyncError.store("\(error)")
                 }
                 ids = producer.stored
+                leftOut = producer.dropped
                 producer.releaseInBackground()
             }
-            do { try await state.stored(index, next: page.next, fetched: page.count, resources: ids, outcome: outcome) } catch {
+            do { try await state.stored(index, next: page.next, fetched: page.count, resources: ids, leftOut: leftOut, outcome: outcome) } catch {
                 pending?.cancel()
                 throw ProviderSyncError.store("\(error)")
             }

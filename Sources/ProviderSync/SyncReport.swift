@@ -44,6 +44,10 @@ public struct SyncReport: Sendable, Codable, Hashable {
     public var unchanged = 0
     /// Resources the provider no longer holds (full downloads only), now deleted.
     public var deleted = 0
+    /// Resources left out because they are not shown to be the connected patient's: another
+    /// Patient, or records naming one, or naming someone no reference resolves to (an
+    /// identifier alone, a Group), or no one. Counted from where this run started.
+    public var leftOut = 0
     /// Wall time, in seconds.
     public var seconds = 0.0
     /// Searches skipped and why (a type the provider refuses to this client).

@@ -11,6 +11,8 @@ actor SyncState {
     private var claimed = Set<Int>()
     private(set) var outcome = ImportOutcome()
     private(set) var warnings: [String] = []
+    /// Resources left out for not being the connected patient's (``PatientCompartment``).
+    private(set) var leftOut = 0
     private(set) var failure: ProviderSyncError?
     private let progress: (@Sendable (SyncProgress) -> Void)?
 
@@ -35,7 +37,8 @@ actor SyncState {
     var isFailed: Bool { failure != nil }
 
     /// Records a stored page and saves the checkpoint, so a rerun starts after it.
-    func stored(_ index: Int, next: URL?, fetched: Int, resources: [String], outcome: ImportOutcome) async throws {
+    func stored(_ index: Int, next: URL?, fetched: Int, resources: [String], leftOut: Int, outcome: ImportOutcome) async throws {
+        self.leftOut += leftOut
         checkpoint.steps[index].pages += 1
         checkpoint.steps[index].resources += fetched
         checkpoint.steps[index].next = next

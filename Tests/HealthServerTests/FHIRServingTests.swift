@@ -61,9 +61,11 @@ import Testing
     }
 
     @Test func referencesToTheProvidersPatientBecomeThePerson() {
-        let r = ReferenceRewriter(personID: "person-1", sourcePatients: ["a": ["u-1"]]) { source, type, id in "\(source).\(type.rawValue).\(id)" }
+        let r = ReferenceRewriter(personID: "person-1", sourcePatients: ["a": ["u-1", "p9"]]) { source, type, id in "\(source).\(type.rawValue).\(id)" }
         #expect(r.rewrite("Patient/p9", source: "a") == "Patient/person-1")
         #expect(r.rewrite("https://ehr.example/fhir/Patient/p9/_history/2", source: "a") == "Patient/person-1")
+        // Only a Patient the same source holds is the person: another one is left as named.
+        #expect(r.rewrite("Patient/p9", source: "b") == nil && r.rewrite("Patient/p2", source: "a") == nil)
         #expect(r.rewrite("urn:uuid:u-1", source: "a") == "Patient/person-1")
         #expect(r.rewrite("urn:uuid:u-1", source: "b") == nil)
         #expect(r.rewrite("urn:uuid:enc-1", source: "a") == nil)

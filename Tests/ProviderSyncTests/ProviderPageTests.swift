@@ -75,25 +75,84 @@ import Testing
     }
 }
 
-/// A server that ignores `patient` answers everyone's records: only the person's are kept.
+/// A server that ignores `patient`, or mixes people in a Bundle, answers others' records: only
+/// what is shown to be the connected patient's is kept (review finding 2 of issue 28).
 @Suite struct PatientFilterTests {
-    @Test func resourcesNamingAnotherPatientAreDropped() throws {
-        let bundle = """
-            {"resourceType":"Bundle","type":"searchset","entry":[
-             {"resource":{"resourceType":"Goal","id":"mine","subject":{"reference":"Patient/p1"},"description":{"text":"walk"}}},
-             {"resource":{"resourceType":"Goal","id":"theirs","subject":{"reference":"https://ehr.example.org/fhir/r4/Patient/p2"},"description":{"text":"run"}}},
-             {"resource":{"resourceType":"Immunization","id":"i2","patient":{"reference":"Patient/p2"},"status":"completed","vaccineCode":{"text":"flu"}}},
-             {"resource":{"resourceType":"Patient","id":"p2"}},
-             {"resource":{"resourceType":"Patient","id":"p1"}},
-             {"resource":{"resourceType":"Practitioner","id":"dr"}}]}
-            """
-        let url = URL(string: "https://ehr.example.org/fhir/r4/Goal?patient=p1")!
+    /// Runs a page through the producer; the ids kept, and how many were left out.
+    static func kept(_ entries: [String], patient: String = "p1") throws -> (ids: [String], dropped: Int) {
+        let bundle = #"{"resourceType":"Bundle","type":"searchset","entry":[\#(entries.joined(separator: ","))]}"#
+        let url = URL(string: "https://ehr.example.org/fhir/r4/Goal?patient=\(patient)")!
         let page = try ProviderPage(data: Data(bundle.utf8), url: url, base: ProviderPageTests.base)
-        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: "p1")
+        let producer = PageProducer(page: page, builder: RecordBuilder(), patient: patient)
         var kept: [String] = []
         while let next = try producer.next() { kept.append(next.resource.identifier) }
-        #expect(kept == ["mine", "p1", "dr"])
-        #expect(producer.dropped == 3 && producer.stored == ["Goal/mine", "Patient/p1", "Practitioner/dr"])
+        return (kept, producer.dropped)
+    }
+
+    static func entry(_ resource: String, fullUrl: String? = nil) -> String {
+        #"{\#(fullUrl.map { #""fullUrl":"\#($0)","# } ?? "")"resource":\#(resource)}"#
+    }
+
+    @Test func resourcesNamingAnotherPatientAreDropped() throws {
+        let r = try Self.kept([
+            #"{"resourceType":"Goal","id":"mine","subject":{"reference":"Patient/p1"},"description":{"text":"walk"}}"#,
+            #"{"resourceType":"Goal","id":"theirs","subject":{"reference":"https://ehr.example.org/fhir/r4/Patient/p2"},"description":{"text":"run"}}"#,
+            #"{"resourceType":"Immunization","id":"i2","patient":{"reference":"Patient/p2"},"status":"completed","vaccineCode":{"text":"flu"}}"#,
+            #"{"resourceType":"Patient","id":"p2"}"#, #"{"resourceType":"Patient","id":"p1"}"#, #"{"resourceType":"Practitioner","id":"dr"}"#,
+        ].map { Self.entry($0) })
+        #expect(r.ids == ["mine", "p1", "dr"] && r.dropped == 3)
+    }
+
+    @Test func everyDisguiseOfAnotherPatientIsLeftOut() throws {
+        let disguised: [String] = [
+            // Versioned, relative and absolute.
+            #"{"resourceType":"Observation","id":"x1","status":"final","code":{"text":"x"},"subject":{"reference":"Patient/p2/_history/3"}}"#,
+            #"{"resourceType":"Observation","id":"x2","status":"final","code":{"text":"x"},"subject":{"reference":"https://other.example/fhir/Patient/p2/_history/3"}}"#,
+            // A urn:uuid the Bundle resolves to another Patient.
+            #"{"resourceType":"Condition","id":"x3","code":{"text":"x"},"subject":{"reference":"urn:uuid:0000-other"}}"#,
+            // A urn:uuid nothing resolves.
+            #"{"resourceType":"Condition","id":"x4","code":{"text":"x"},"subject":{"reference":"urn:uuid:0000-nobody"}}"#,
+            // Someone's SSN alone; a display alone.
+            #"{"resourceType":"Immunization","id":"x5","status":"completed","vaccineCode":{"text":"x"},"patient":{"identifier":{"system":"http://hl7.org/fhir/sid/us-ssn","value":"999-12-3456"}}}"#,
+            #"{"resourceType":"Immunization","id":"x6","status":"completed","vaccineCode":{"text":"x"},"patient":{"display":"Robin Example"}}"#,
+            // A contained Patient.
+            ##"{"resourceType":"AllergyIntolerance","id":"x7","contained":[{"resourceType":"Patient","id":"who"}],"patient":{"reference":"#who"}}"##,
+            // A Group; no subject on a patient-compartment type (R4 and DSTU2 spellings).
+            #"{"resourceType":"Observation","id":"x8","status":"final","code":{"text":"x"},"subject":{"reference":"Group/ward"}}"#,
+            #"{"resourceType":"Condition","id":"x9","code":{"text":"x"}}"#,
+            #"{"resourceType":"MedicationOrder","id":"x10","medicationCodeableConcept":{"text":"x"}}"#,
+            // The patient and another at once.
+            #"{"resourceType":"Coverage","id":"x11","status":"active","beneficiary":{"reference":"Patient/p1"},"patient":{"reference":"Patient/p2"}}"#,
+        ]
+        let mine: [String] = [
+            #"{"resourceType":"Observation","id":"m1","status":"final","code":{"text":"m"},"subject":{"reference":"Patient/p1/_history/7"}}"#,
+            #"{"resourceType":"Observation","id":"m2","status":"final","code":{"text":"m"},"subject":{"reference":"https://ehr.example.org/fhir/r4/Patient/p1"}}"#,
+            #"{"resourceType":"Condition","id":"m3","code":{"text":"m"},"subject":{"reference":"urn:uuid:0000-mine"}}"#,
+            // DSTU2 names the patient `patient`.
+            #"{"resourceType":"Condition","id":"m4","code":{"text":"m"},"patient":{"reference":"Patient/p1"}}"#,
+            // Not about a patient at all.
+            #"{"resourceType":"Organization","id":"m5","name":"Clinic"}"#, #"{"resourceType":"Medication","id":"m6","code":{"text":"m"}}"#,
+        ]
+        let entries = [
+            Self.entry(#"{"resourceType":"Patient","id":"p1"}"#, fullUrl: "urn:uuid:0000-mine"),
+            Self.entry(#"{"resourceType":"Patient","id":"p2"}"#, fullUrl: "urn:uuid:0000-other"),
+        ] + (disguised + mine).map { Self.entry($0) }
+        let r = try Self.kept(entries)
+        #expect(r.ids == ["p1", "m1", "m2", "m3", "m4", "m5", "m6"])
+        #expect(r.dropped == disguised.count + 1)
+    }
+
+    @Test func referencesAreReadAsFHIRDefinesThem() {
+        let none: (String) -> JSONObject? = { _ in nil }
+        for (reference, expected) in [
+            ("Patient/p1", PatientCompartment.Resolved.connected), ("Patient/p1/_history/2", .connected), ("http://x/fhir/Patient/p1", .connected),
+            ("Patient/p2", .otherPatient), ("Patient/p2/_history/1", .otherPatient), ("Patient/p1x", .otherPatient),
+            ("Group/p1", .unresolvable), ("#p1", .unresolvable), ("urn:uuid:p1", .unresolvable), ("", .unresolvable), ("Patient/", .unresolvable),
+            ("p1", .unresolvable), ("Patient//p1", .unresolvable),
+        ] {
+            #expect(PatientCompartment.resolved(reference, patient: "p1", resolve: none) == expected, "\(reference)")
+        }
+        #expect(PatientCompartment.resolved(nil, patient: "p1", resolve: none) == .unresolvable)
     }
 }
 

@@ -5,8 +5,9 @@ import HealthStoreCore
 /// Rewrites the references in a served resource so that they resolve on this server.
 ///
 /// - A provider's Patient is the person: `Patient/x` (relative or absolute, with or without
-///   `_history`) and a `urn:uuid:` naming a Patient of the same source become
-///   `Patient/<person id>`.
+///   `_history`) and a `urn:uuid:` naming a Patient the same source holds become
+///   `Patient/<person id>`. A Patient the source does not hold is not known to be the person,
+///   and its reference is kept as it is (it resolves to nothing here).
 /// - Another relative reference `Type/id` to a served type becomes `Type/<served id>`: the
 ///   served id is computed from the source, type and id, with no lookup (whether the target is
 ///   stored or visible is for a read of it to say).
@@ -32,7 +33,7 @@ struct ReferenceRewriter: Sendable {
         guard parts.count >= 2 else { return nil }
         let type = String(parts[parts.count - 2]), id = String(parts[parts.count - 1])
         guard FHIRResource.isValidIdentifier(id) else { return nil }
-        if type == "Patient" { return "Patient/" + personID }
+        if type == "Patient" { return sourcePatients[source]?.contains(id) == true ? "Patient/" + personID : nil }
         let relative = parts.count == 2
         guard relative, FHIRResourceTypes.isServed(type) else { return nil }
         return type + "/" + servedID(source, FHIRResourceType(type), id)

@@ -124,6 +124,7 @@ struct ProviderRoutes {
     static func result(_ r: SyncReport) -> String {
         if let e = r.error { return "last sync failed: \(e.message)" }
         return "\(r.fetched) downloaded, \(r.inserted) new, \(r.updated) changed" + (r.deleted > 0 ? ", \(r.deleted) deleted" : "")
+            + (r.leftOut > 0 ? ", \(r.leftOut) left out as not yours" : "")
     }
 
     static let notices = [

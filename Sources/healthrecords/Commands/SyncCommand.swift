@@ -80,5 +80,6 @@ struct SyncCommand: AsyncParsableCommand {
         text += String(format: " in %.1f s", r.seconds) + (r.resumed ? " (continued an interrupted sync)" : "")
         print(text)
         for w in r.warnings { print("  skipped \(w)") }
+        if r.leftOut > 0 { print("  left out \(r.leftOut) resource\(r.leftOut == 1 ? "" : "s") not shown to be this patient's (another patient's, or naming no one this sync can resolve)") }
     }
 }
