@@ -10,7 +10,13 @@
 #       decided (they complete at once), and every fifth for an undecided type (they stay pending);
 #   (c) POST /login with wrong person tokens;
 #   (d) bodies of exactly the largest size, and one byte over, to /token, /login,
-#       /authorization-requests and /webhooks.
+#       /authorization-requests and /webhooks;
+#   (e) image uploads, two at a time, as the signed-in person: decompression bombs the upload
+#       limits refuse (8000×8000 grey and RGBA PNGs, a 16384×4096 PNG, a 2900×2900 RGBA PNG of
+#       33 MB decompressed, a JPEG claiming 30000×30000) and ones they accept at their largest
+#       (3740×3740 grey, 3200×3200 RGB and 2800×2800 RGBA PNGs, 3740×3740 baseline and
+#       progressive JPEGs, all of one grey), each a few KiB to a few hundred, made here with
+#       python's zlib and a few lines of JPEG writing.
 # Every second it reads the server's resident memory (VmRSS in /proc/PID/status). The first 25 %
 # of the run is warm-up; the memory check passes when every later sample is within ±10 % of the
 # median of those later samples. Every 10 s after warm-up, and once more at the end while the
@@ -55,6 +61,84 @@ done
 export SOAK_PERSON_TOKEN
 SOAK_PERSON_TOKEN=$(python3 -c "import secrets; print(secrets.token_urlsafe(32))")
 ( umask 077; printf '%s\n' "$SOAK_PERSON_TOKEN" > "$WORK/person.token" )
+
+# (e)'s images, made once (python's standard library only).
+mkdir -p "$WORK/images"
+python3 - "$WORK/images" <<'PY'
+import os, struct, sys, zlib
+out = sys.argv[1]
+def png(name, w, h, color_type):
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}[color_type]
+    comp = zlib.compressobj(9)
+    row = b"\x00" + b"\xc8" * (w * channels)
+    data = b"".join(comp.compress(row) for _ in range(h)) + comp.flush()
+    def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, color_type, 0, 0, 0)
+    open(os.path.join(out, name), "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+png("refused-gray-8000.png", 8000, 8000, 0)
+png("refused-rgba-8000.png", 8000, 8000, 6)
+png("refused-rgba-16384x4096.png", 16384, 4096, 6)
+png("refused-rgba-2900.png", 2900, 2900, 6)                # 33 MB decompressed: over the 30 MiB
+png("accepted-gray-3740.png", 3740, 3740, 0)                # just under 14 Mpx
+png("accepted-rgb-3200.png", 3200, 3200, 2)                 # just under 30 MiB decompressed
+png("accepted-rgba-2800.png", 2800, 2800, 6)
+
+class Bits:
+    def __init__(self): self.out, self.acc, self.n = bytearray(), 0, 0
+    def put(self, value, length):
+        for k in range(length - 1, -1, -1):
+            self.acc = self.acc << 1 | (value >> k) & 1
+            self.n += 1
+            if self.n == 8:
+                self.out.append(self.acc)
+                if self.acc == 0xFF: self.out.append(0)
+                self.acc, self.n = 0, 0
+    def flush(self):
+        while self.n: self.put(1, 1)
+        return bytes(self.out)
+
+def segment(marker, body): return b"\xff" + bytes([marker]) + struct.pack(">H", len(body) + 2) + body
+
+def jpeg(name, w, h, progressive, claim=None):
+    """A flat grey (204) JPEG, 1 component, quantisation all 1: each block is its DC and an end of block."""
+    blocks = ((w + 7) // 8) * ((h + 7) // 8)
+    dc = 8 * (204 - 128)                                  # 608: size category 10
+    # DC table: category 0 → 00, 10 → 01. AC table: EOB0…EOB14 (0x00, 0x10 … 0xE0), four bits each.
+    dht_dc = bytes([0x00]) + bytes([0, 2] + [0] * 14) + bytes([0, 10])
+    ac_symbols = [r << 4 for r in range(15)]
+    dht_ac = bytes([0x10]) + bytes([0, 0, 0, 15] + [0] * 12) + bytes(ac_symbols)
+    fw, fh = claim or (w, h)
+    head = b"\xff\xd8" + segment(0xDB, bytes([0]) + bytes([1] * 64))
+    head += segment(0xC2 if progressive else 0xC0, struct.pack(">BHHB", 8, fh, fw, 1) + bytes([1, 0x11, 0]))
+    head += segment(0xC4, dht_dc + dht_ac)
+    def first_dc(bits):
+        bits.put(0b01, 2); bits.put(dc, 10)
+    if not progressive:
+        bits = Bits()
+        for i in range(blocks):
+            if i == 0: first_dc(bits)
+            else: bits.put(0b00, 2)
+            bits.put(0b0000, 4)                             # EOB
+        scans = segment(0xDA, bytes([1, 1, 0x00, 0, 63, 0])) + bits.flush()
+    else:
+        bits = Bits()
+        first_dc(bits)
+        for _ in range(blocks - 1): bits.put(0b00, 2)
+        scans = segment(0xDA, bytes([1, 1, 0x00, 0, 0, 0])) + bits.flush()
+        bits, left = Bits(), blocks
+        while left:                                         # end-of-band runs over every block
+            r = min(14, left.bit_length() - 1)
+            run = min(left, (1 << (r + 1)) - 1)
+            bits.put(r, 4)
+            if r: bits.put(run - (1 << r), r)
+            left -= run
+        scans += segment(0xDA, bytes([1, 1, 0x00, 1, 63, 0])) + bits.flush()
+    open(os.path.join(out, name), "wb").write(head + scans + b"\xff\xd9")
+jpeg("accepted-baseline-3740.jpg", 3740, 3740, False)
+jpeg("accepted-progressive-3740.jpg", 3740, 3740, True)
+jpeg("refused-claims-30000.jpg", 16, 16, False, claim=(30000, 30000))
+PY
+export SOAK_IMAGES="$WORK/images"
 
 # Default limits (64 KiB bodies, 100 requests/s per app): the server as it is deployed.
 "$BIN" serve --port 0 --person-token-file "$WORK/person.token" --log-level error > "$WORK/serve.out" 2> "$WORK/serve.err" &
@@ -254,6 +338,46 @@ def big_bodies(worker):
         i += 1
 
 
+# (e) Image uploads as the signed-in person, the upload page's own form (CSRF token and all).
+IMAGES = sorted(os.path.join(os.environ["SOAK_IMAGES"], n) for n in os.listdir(os.environ["SOAK_IMAGES"]))
+
+
+def image_uploads(worker):
+    c = Client("127.0.0.1", timeout=60)
+    cookie = csrf = None
+    i = worker
+    while not stop.is_set():
+        if cookie is None:
+            status, _, r = c.request("POST", "/login", urllib.parse.urlencode({"token": PERSON_TOKEN, "next": "/"}), FORM)
+            cookie = (r.getheader("Set-Cookie") or "").split(";")[0] if status == 303 and r is not None else None
+            if not cookie:
+                count("e image upload: sign-in", status)
+                time.sleep(0.5)
+                continue
+            status, page, _ = c.request("GET", "/upload", headers={"Cookie": cookie})
+            marker = b'name="csrf" value="'
+            at = page.find(marker)
+            csrf = page[at + len(marker):page.find(b'"', at + len(marker))].decode() if at >= 0 else None
+            if not csrf:
+                count("e image upload: form", status)
+                cookie = None
+                continue
+        path = IMAGES[i % len(IMAGES)]
+        name = os.path.basename(path)
+        boundary = "soak" + rand_text(16)
+        with open(path, "rb") as f:
+            data = f.read()
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n{csrf}\r\n"
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        status, page, _ = c.request("POST", "/upload", body, {"Cookie": cookie, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        verdict = "not valid" if b"Not valid; not added" in page else ("busy" if b"upload.busy" in page else "other")
+        count(f"e image upload: {name.split('.')[0].split('-')[0]} ({verdict})", status)
+        if status in (303, 401, 403):
+            cookie = None
+        i += 1
+
+
 # Memory: VmRSS of the server every second.
 samples = []   # (seconds since start, kB)
 
@@ -315,6 +439,8 @@ for n in range(2):
     workers.append(threading.Thread(target=authorization_flood, args=(n,), daemon=True))
     workers.append(threading.Thread(target=login_flood, args=(n,), daemon=True))
 workers.append(threading.Thread(target=big_bodies, args=(0,), daemon=True))
+for n in range(2):
+    workers.append(threading.Thread(target=image_uploads, args=(n,), daemon=True))
 
 start = time.monotonic()
 print(f"soak: {RUN} s against {BASE} (server pid {PID}, {os.environ['SOAK_BINARY']}); "

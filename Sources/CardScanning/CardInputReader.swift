@@ -33,6 +33,19 @@ public struct CardInputReader: Sendable {
 
         /// The limits every caller uses unless it has a reason not to.
         public static let `default` = Limits()
+
+        /// The limits for images people upload to a server: 14 Mpx and 8192 pixels a side (a
+        /// 12 Mpx phone photo fits), and 30 MiB of decompressed PNG data (a 1440 × 3200 phone
+        /// screenshot in RGBA takes 18 MiB, 4K in RGB 24 MiB). With ``QRReader/maxWorkingPixels``
+        /// every buffer a decode takes stays under the 32 MiB above which glibc maps memory for
+        /// one allocation and unmaps it after, so a server reading image after image reuses the
+        /// same memory; one image costs at most about 75 MiB (docs/security.md), where the
+        /// defaults allow 512 MiB of decompressed data.
+        public static let uploads: Limits = {
+            var limits = Limits(png: PNGDecoder.Limits(maxWidth: 8192, maxHeight: 8192, maxPixels: 14_000_000, maxDecompressedBytes: 30 << 20))
+            limits.jpeg = JPEGDecoder.Limits(maxPixels: 14_000_000, maxDimension: 8192)
+            return limits
+        }()
     }
 
     /// A chunk of a multi-QR card, kept until every input has been read.

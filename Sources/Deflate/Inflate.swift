@@ -33,9 +33,12 @@ public enum Inflate {
     /// - Parameters:
     ///   - input: the compressed bytes, all of which must belong to the stream.
     ///   - limit: the most bytes the output may have.
+    ///   - expected: the output's size when the caller knows it (a PNG's rows): the output is
+    ///     allocated once at that size instead of grown from a guess, which would hold the old
+    ///     and the new buffer at once while copying.
     /// - Returns: the inflated bytes.
     /// - Throws: as `raw(_:limit:)`, plus `.checksumMismatch`; header problems are `.corrupt`.
-    public static func zlib(_ input: UnsafeRawBufferPointer, limit: Int) throws(InflateError) -> [UInt8] {
+    public static func zlib(_ input: UnsafeRawBufferPointer, limit: Int, expected: Int? = nil) throws(InflateError) -> [UInt8] {
         guard input.count >= 2 else { throw .truncated }
         let cmf = input[0]
         let flg = input[1]
@@ -44,7 +47,7 @@ public enum Inflate {
         guard cmf >> 4 <= 7 else { throw .corrupt(.invalidWindowSize(cinfo: cmf >> 4)) }
         guard flg & 0x20 == 0 else { throw .corrupt(.presetDictionary) }
         let body = UnsafeRawBufferPointer(rebasing: input[2...])
-        let (output, consumed) = try inflate(body, limit: limit)
+        let (output, consumed) = try inflate(body, limit: limit, capacity: expected)
         let trailer = body.count - consumed
         guard trailer >= 4 else { throw .truncated }
         guard trailer == 4 else { throw .trailingBytes(count: trailer - 4) }
@@ -56,18 +59,19 @@ public enum Inflate {
         return output
     }
 
-    /// Inflates a zlib stream (RFC 1950); see `zlib(_:limit:)`.
-    public static func zlib(_ input: [UInt8], limit: Int) throws(InflateError) -> [UInt8] {
-        let result = input.withUnsafeBytes { p in Result { () throws(InflateError) in try zlib(p, limit: limit) } }
+    /// Inflates a zlib stream (RFC 1950); see `zlib(_:limit:expected:)`.
+    public static func zlib(_ input: [UInt8], limit: Int, expected: Int? = nil) throws(InflateError) -> [UInt8] {
+        let result = input.withUnsafeBytes { p in Result { () throws(InflateError) in try zlib(p, limit: limit, expected: expected) } }
         return try result.get()
     }
 
     /// Inflates DEFLATE blocks up to the final one; returns the output and the input bytes used.
-    static func inflate(_ input: UnsafeRawBufferPointer, limit: Int) throws(InflateError) -> (output: [UInt8], consumed: Int) {
+    /// `capacity`, when given, is the first allocation (else a guess from the input's size).
+    static func inflate(_ input: UnsafeRawBufferPointer, limit: Int, capacity: Int? = nil) throws(InflateError) -> (output: [UInt8], consumed: Int) {
         guard let base = input.baseAddress, input.count > 0 else { throw .truncated }
         let limit = max(0, limit)
         // Most DEFLATE data inflates to under 4× its size; a good guess means no copy at the end.
-        let guess = min(limit, max(min(input.count, Int.max / 8) * 4, 1024))
+        let guess = min(limit, capacity.map { max($0, 0) } ?? max(min(input.count, Int.max / 8) * 4, 1024))
         var failure: InflateError?
         var moved: [UInt8]?
         var consumed = 0

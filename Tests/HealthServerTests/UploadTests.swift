@@ -3,11 +3,14 @@ import Crypto
 import DigitalCovidCertificates
 import FHIR
 import Foundation
-import HealthServer
+@testable import HealthServer
 import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
+import QRCode
 import SmartHealthCards
+import Synchronization
+import Deflate
 import SwiftASN1
 import Testing
 import TestSupport
@@ -153,5 +156,86 @@ struct TestDSC {
 enum QRPNG {
     static func of(_ text: String) throws -> Data {
         try CardQRCode.encode(text.trimmingCharacters(in: .whitespacesAndNewlines)).pngData(moduleSize: 4)
+    }
+}
+
+/// Images cost bounded memory on the server (review finding 4 of issue 28): an upload larger
+/// than the upload limits is refused before it is decoded, and decodes wait their turn.
+@Suite struct ImageUploadBoundsTests {
+    /// A PNG of one grey level, compressed to almost nothing: what a decompression bomb looks like.
+    static func flatPNG(width: Int, height: Int, colorType: UInt8 = 0) -> Data {
+        let channels = [0: 1, 2: 3, 4: 2, 6: 4][Int(colorType)]!
+        var raw = [UInt8]()
+        raw.reserveCapacity((width * channels + 1) * height)
+        let row = [UInt8(0)] + [UInt8](repeating: 200, count: width * channels)
+        for _ in 0..<height { raw += row }
+        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        func chunk(_ type: String, _ body: [UInt8]) {
+            out += withUnsafeBytes(of: UInt32(body.count).bigEndian, Array.init)
+            let typed = Array(type.utf8) + body
+            out += typed
+            out += withUnsafeBytes(of: Self.crc32(typed).bigEndian, Array.init)
+        }
+        var header = withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
+        header += [8, colorType, 0, 0, 0]
+        chunk("IHDR", header)
+        chunk("IDAT", Compress.zlib(raw, level: .balanced))
+        chunk("IEND", [])
+        return Data(out)
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    @Test func aBombLargerThanTheUploadLimitsIsRefusedBeforeItIsDecoded() async throws {
+        let w = try await UploadTests.world(.sqlite)
+        // 8000 × 8000 grey: 64 Mpx, which `qr decode` on the command line still takes.
+        let bomb = Self.flatPNG(width: 8000, height: 8000)
+        #expect(bomb.count < 200_000)
+        #expect(throws: PNGError.self) { try PNGDecoder.decode(bomb, limits: CardInputReader.Limits.uploads.png, atMostPixels: 1) }
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let page = try await UploadTests.upload(client, cookie: cookie, file: ("bomb.png", bomb)).text
+            // Refused by its header, naming its size and the limits, before any row is inflated.
+            #expect(page.contains("8000×8000") && page.contains("exceeds the limits") && page.contains("Not valid; not added"), "\(page)")
+        }
+    }
+
+    @Test func decodesTakeTurnsAndABurstBeyondTheQueueIsToldToWait() async throws {
+        let gate = ImageDecodeGate(slots: 1, maxWaiting: 2)
+        final class Counts: Sendable {
+            let inside = Mutex(0)
+            let most = Mutex(0)
+        }
+        let counts = Counts()
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    do {
+                        _ = try await gate.run {
+                            let now = counts.inside.withLock { $0 += 1; return $0 }
+                            counts.most.withLock { $0 = max($0, now) }
+                            Thread.sleep(forTimeInterval: 0.2)
+                            counts.inside.withLock { $0 -= 1 }
+                        }
+                        return true
+                    } catch { return false }
+                }
+            }
+            var out: [Bool] = []
+            for await r in group { out.append(r) }
+            return out
+        }
+        // One runs, two wait, the other three are refused at once; never two at a time.
+        #expect(results.filter { $0 }.count == 3 && results.filter { !$0 }.count == 3)
+        #expect(counts.most.withLock { $0 } == 1)
+        let load = await gate.load
+        #expect(load.running == 0 && load.waiting == 0)
     }
 }

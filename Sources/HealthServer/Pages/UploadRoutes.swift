@@ -49,12 +49,27 @@ struct UploadRoutes {
         return [await fhir(name: name, data: data)]
     }
 
-    /// Cards and certificates: each verified as `verify` would, stored when valid.
+    /// Cards and certificates: each verified as `verify` would, stored when valid. Images are
+    /// read within the upload limits (``CardInputReader/Limits/uploads``), behind the process's
+    /// ``ImageDecodeGate``.
     func cards(name: String, data: Data) async throws -> [[String: Any]] {
-        var reader = CardInputReader()
-        reader.add(data, name: name)
+        let readings: [CardReading]
+        let read: @Sendable () -> [CardReading] = {
+            var reader = CardInputReader(limits: .uploads)
+            reader.add(data, name: name)
+            return reader.readings
+        }
+        switch CardInputKind(of: data) {
+        case .png, .jpeg:
+            do { readings = try await ImageDecodeGate.shared.run(read) } catch {
+                return [result(name: name, kind: "Image", valid: false, stored: false, summary: "", issuer: "",
+                               errors: [VerificationIssue("upload.busy", "the server is reading other images just now; try again in a moment")], warnings: [])]
+            }
+        default:
+            readings = read()
+        }
         var out: [[String: Any]] = []
-        for reading in reader.readings {
+        for reading in readings {
             if reading.format == .euDigitalCOVIDCertificate, case .success(let text) = reading.result {
                 let report = (state.configuration.dccVerifier ?? DCCVerifier(trustList: DSCTrustList())).verify(text, origin: reading.origin)
                 var stored = false

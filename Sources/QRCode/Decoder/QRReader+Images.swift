@@ -41,10 +41,19 @@ public enum QRImageFormatError: Error, Sendable, Hashable, CustomStringConvertib
 
 extension QRReader {
     /// Decodes a JPEG (baseline or progressive; turned upright by its EXIF orientation) and
-    /// reads every QR code in it.
+    /// reads every QR code in it, at most ``maxWorkingPixels`` at a time.
     /// - Throws: `JPEGError` when the JPEG itself cannot be decoded.
     public static func read(jpeg: Data, limits: JPEGDecoder.Limits = .default) throws -> [DecodedQR] {
-        read(image: try JPEGDecoder.decodeLuma(jpeg, limits: limits))
+        let (image, factor) = try workingImage(jpeg: jpeg, limits: limits)
+        return read(image: image).map { scale($0, by: Double(factor)) }
+    }
+
+    /// The JPEG's luminance at most ``maxWorkingPixels``; the full-size plane is gone when this
+    /// returns.
+    private static func workingImage(jpeg: Data, limits: JPEGDecoder.Limits) throws -> (GrayImage, Int) {
+        let full = try JPEGDecoder.decodeLuma(jpeg, limits: limits)
+        let factor = GrayImage.reduction(width: full.width, height: full.height, toAtMost: maxWorkingPixels)
+        return (full.reduced(by: factor), factor)
     }
 
     /// Reads every QR code in a PNG or JPEG file, telling the two apart by their signature.

@@ -35,6 +35,19 @@ public enum PNGDecoder {
 
     /// Decodes PNG `bytes` into a luminance image.
     public static func decode(_ bytes: [UInt8], limits: Limits = .default) throws -> GrayImage {
+        try decode(bytes, limits: limits, atMostPixels: nil).image
+    }
+
+    /// Decodes `data` into a luminance image of at most `pixels` pixels: a larger image is made
+    /// smaller by the least whole factor that fits (each pixel the mean of a block), straight from
+    /// the decompressed rows, so the full-size luminance image is never held.
+    /// - Returns: the image and the factor (1 when it fitted as it is).
+    /// - Throws: `PNGError` naming what is wrong and where.
+    public static func decode(_ data: Data, limits: Limits = .default, atMostPixels pixels: Int) throws -> (image: GrayImage, factor: Int) {
+        try decode([UInt8](data), limits: limits, atMostPixels: pixels)
+    }
+
+    static func decode(_ bytes: [UInt8], limits: Limits, atMostPixels pixels: Int?) throws -> (image: GrayImage, factor: Int) {
         let parts = try readChunks(bytes, limits: limits)
         let header = parts.header
         let expected = header.expectedDataSize
@@ -43,15 +56,17 @@ public enum PNGDecoder {
         }
         var raw: [UInt8]
         do {
-            raw = try Inflate.zlib(parts.imageData, limit: expected)
+            raw = try Inflate.zlib(parts.imageData, limit: expected, expected: expected)
         } catch .outputTooLarge {
             throw PNGError.imageDataTooLong(expected: expected)
         } catch {
             throw PNGError.compressedData(error)
         }
         guard raw.count == expected else { throw PNGError.imageDataTooShort(expected: expected, actual: raw.count) }
-        return try PNGPixelConverter(header: header, palette: parts.palette, transparency: parts.transparency)
-            .makeImage(from: &raw)
+        let factor = pixels.map { GrayImage.reduction(width: header.width, height: header.height, toAtMost: $0) } ?? 1
+        let image = try PNGPixelConverter(header: header, palette: parts.palette, transparency: parts.transparency)
+            .makeImage(from: &raw, reducedBy: factor)
+        return (image, factor)
     }
 
     struct Chunks {

@@ -5,8 +5,17 @@ struct PNGPixelConverter {
     let transparency: [UInt8]?
 
     func makeImage(from raw: inout [UInt8]) throws(PNGError) -> GrayImage {
+        try makeImage(from: &raw, reducedBy: 1)
+    }
+
+    /// The image made `factor` times smaller on each side: each pixel the mean of a
+    /// `factor` × `factor` block (fewer at the right and bottom edges). The full-size image is
+    /// never held, only a running sum per output pixel.
+    func makeImage(from raw: inout [UInt8], reducedBy factor: Int) throws(PNGError) -> GrayImage {
         let width = header.width
-        var pixels = [UInt8](repeating: 255, count: width * header.height)
+        let outWidth = (width + factor - 1) / factor, outHeight = (header.height + factor - 1) / factor
+        var pixels = [UInt8](repeating: 255, count: factor == 1 ? width * header.height : 0)
+        var sums = [UInt32](repeating: 0, count: factor == 1 ? 0 : outWidth * outHeight)
         let paletteLuma = paletteLuminance()
         var offset = 0
         for pass in header.passes where pass.width > 0 && pass.height > 0 {
@@ -19,13 +28,29 @@ struct PNGPixelConverter {
                     unpackSamples(UnsafeBufferPointer(rebasing: buffer[start..<(start + rowBytes)]), count: pass.width * header.channels, into: &rowSamples)
                 }
                 let y = pass.y0 + row * pass.dy
-                try convertRow(rowSamples, width: pass.width, paletteLuma: paletteLuma) { i, value in
-                    pixels[y * width + pass.x0 + i * pass.dx] = value
+                if factor == 1 {
+                    try convertRow(rowSamples, width: pass.width, paletteLuma: paletteLuma) { i, value in
+                        pixels[y * width + pass.x0 + i * pass.dx] = value
+                    }
+                } else {
+                    let outRow = (y / factor) * outWidth
+                    try convertRow(rowSamples, width: pass.width, paletteLuma: paletteLuma) { i, value in
+                        sums[outRow + (pass.x0 + i * pass.dx) / factor] &+= UInt32(value)
+                    }
                 }
             }
             offset += pass.height * (rowBytes + 1)
         }
-        return GrayImage(unchecked: width, height: header.height, pixels: pixels)
+        guard factor > 1 else { return GrayImage(unchecked: width, height: header.height, pixels: pixels) }
+        var out = [UInt8](repeating: 255, count: outWidth * outHeight)
+        for oy in 0..<outHeight {
+            let rows = UInt32(min(factor, header.height - oy * factor))
+            for ox in 0..<outWidth {
+                let count = rows * UInt32(min(factor, width - ox * factor))
+                out[oy * outWidth + ox] = UInt8((sums[oy * outWidth + ox] + count / 2) / count)
+            }
+        }
+        return GrayImage(unchecked: outWidth, height: outHeight, pixels: out)
     }
 
     /// Reverses the five filter types in place, row by row, within one pass.
