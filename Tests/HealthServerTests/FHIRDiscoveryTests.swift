@@ -43,7 +43,7 @@ import Testing
             #expect((patient?["operation"] as? [[String: Any]])?.first?["name"] as? String == "everything")
             for type in ["AllergyIntolerance", "Immunization", "Procedure", "DiagnosticReport", "DocumentReference", "Encounter", "Coverage"] {
                 let entry = resources.first { $0["type"] as? String == type }
-                #expect((entry?["interaction"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["read", "search-type"], "\(type)")
+                #expect((entry?["interaction"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["read", "vread", "history-instance", "search-type"], "\(type)")
             }
         }
     }

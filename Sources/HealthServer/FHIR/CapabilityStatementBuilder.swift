@@ -39,9 +39,9 @@ enum CapabilityStatementBuilder {
             let parameters = FHIRResourceTypes.common + (FHIRResourceTypes.parameters[type] ?? [])
             var members: [(String, EncodedJSON)] = [
                 ("type", .string(type)),
-                ("interaction", .array([.object([("code", .string("read"))]), .object([("code", .string("search-type"))])])),
-                ("versioning", .string("no-version")),
-                ("readHistory", .bool(false)),
+                ("interaction", .array(["read", "vread", "history-instance", "search-type"].map { .object([("code", .string($0))]) })),
+                ("versioning", .string("versioned")),
+                ("readHistory", .bool(true)),
                 ("updateCreate", .bool(false)),
                 ("searchParam", .array(parameters.map(Self.searchParam))),
             ]

@@ -16,6 +16,33 @@ enum FHIRResponse {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// A read's answer: the resource with `ETag: W/"versionId"` and `Last-Modified`, or `304 Not
+    /// Modified` (no body) when `If-None-Match` names that version or is `*`.
+    static func read(_ served: FHIRService.ServedRead, ifNoneMatch: String?) -> Response {
+        let etag = "W/\"" + served.versionId + "\""
+        var response: Response
+        if let ifNoneMatch, Self.matches(ifNoneMatch, versionId: served.versionId) {
+            var headers = HTTPFields()
+            headers[.cacheControl] = "no-store"
+            response = Response(status: .notModified, headers: headers)
+        } else {
+            response = make(Array(served.bytes))
+        }
+        response.headers[.eTag] = etag
+        response.headers[.lastModified] = HTTPDate.string(served.lastUpdated)
+        return response
+    }
+
+    /// Whether an `If-None-Match` list names a version (weakly: `W/"3"` and `"3"` alike) or is `*`.
+    static func matches(_ header: String, versionId: String) -> Bool {
+        header.split(separator: ",").contains { tag in
+            var t = tag.trimmingCharacters(in: .whitespaces)
+            if t == "*" { return true }
+            if t.hasPrefix("W/") { t.removeFirst(2) }
+            return t == "\"" + versionId + "\""
+        }
+    }
+
     /// A response with a JSON value as its body.
     static func make(_ json: EncodedJSON, status: HTTPResponse.Status = .ok) -> Response { make(json.bytes, status: status) }
 

@@ -8,8 +8,10 @@ import Hummingbird
 /// Public: `GET /fhir/metadata` (the CapabilityStatement) and the SMART discovery document at
 /// `/fhir/.well-known/smart-configuration` and `/.well-known/smart-configuration`. Behind
 /// ``FHIRAccessMiddleware``: `GET /fhir/{type}/{id}`, `GET /fhir/{type}?…` (and `POST
-/// /fhir/{type}/_search` with a form body), next pages as `GET /fhir/{type}?_page=…`, and
-/// `GET /fhir/Patient/{id}/$everything`.
+/// /fhir/{type}/_search` with a form body), next pages as `GET /fhir/{type}?_page=…`,
+/// `GET /fhir/Patient/{id}/$everything`, and a resource's history: `GET /fhir/{type}/{id}/_history`
+/// and `…/_history/{vid}` (vread). Reads answer with `ETag` and `Last-Modified`, and `304` to a
+/// matching `If-None-Match`.
 struct FHIRRoutes {
     let state: ServerState
     let service: FHIRService
@@ -50,10 +52,25 @@ struct FHIRRoutes {
                 return try await Self.search(type: type, everything: false, pairs: pairs, request: request, context: context, service, cap)
             }
         }
-        group.get("/fhir/{type}/{id}") { _, context -> Response in
+        group.get("/fhir/{type}/{id}") { request, context -> Response in
             let type = try Self.type(context)
             let id = context.parameters.get("id") ?? ""
-            return FHIRResponse.make(Array(try await service.read(type: type, id: id, Self.caller(context))))
+            return FHIRResponse.read(try await service.read(type: type, id: id, Self.caller(context)), ifNoneMatch: request.headers[.ifNoneMatch])
+        }
+        // Its own route: the router prefers the constant `_history` to `{operation}` and does not
+        // come back to it.
+        group.get("/fhir/{type}/{id}/_history") { _, context -> Response in
+            let type = try Self.type(context)
+            let id = context.parameters.get("id") ?? ""
+            let selfURL = service.base + "/" + type + "/" + id + "/_history"
+            return FHIRResponse.make(try await service.history(type: type, id: id, selfURL: selfURL, Self.caller(context)))
+        }
+        group.get("/fhir/{type}/{id}/_history/{version}") { request, context -> Response in
+            let type = try Self.type(context)
+            let id = context.parameters.get("id") ?? ""
+            let version = context.parameters.get("version") ?? ""
+            let served = try await service.vread(type: type, id: id, versionId: version, Self.caller(context))
+            return FHIRResponse.read(served, ifNoneMatch: request.headers[.ifNoneMatch])
         }
         group.get("/fhir/{type}/{id}/{operation}") { request, context -> Response in
             let type = try Self.type(context)

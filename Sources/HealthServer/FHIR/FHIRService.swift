@@ -101,7 +101,7 @@ final class FHIRService: Sendable {
         }
         let anchor = item.stored.anchor
         let bytes = try ServedResourceWriter.write(
-            item.stored.resource.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate),
+            item.stored.resource.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate), versionId: String(anchor.rawValue),
             rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { contained.keeps($0, containerAnchor: anchor) })
         servedCache.withLock { cache in
             if cache.count >= Self.servedCacheLimit { cache.removeAll(keepingCapacity: true) }
@@ -112,16 +112,33 @@ final class FHIRService: Sendable {
 
     // MARK: Read
 
+    /// A resource as a read serves it, with what its `ETag` and `Last-Modified` say.
+    struct ServedRead: Sendable {
+        let bytes: Data
+        /// This server's version of it (`meta.versionId`).
+        let versionId: String
+        /// Its `meta.lastUpdated`.
+        let lastUpdated: Date
+    }
+
     /// `GET /fhir/{type}/{id}`: the served resource, or 404 (the same for hidden, out of the
     /// token's scopes and missing).
-    func read(type: String, id: String, _ caller: FHIRCaller) async throws -> Data {
+    func read(type: String, id: String, _ caller: FHIRCaller) async throws -> ServedRead {
         guard FHIRResourceTypes.isServed(type) else { throw FHIRRequestError.unknownResourceType(type) }
         if type == "Patient" {
             guard id == (try await shared().personID), let patient = try await mergedPatient(caller, reach: caller.scopes?.read, snapshot: nil) else {
                 throw FHIRRequestError.notFound(resourceType: type, id: id)
             }
-            return patient.bytes
+            return ServedRead(bytes: patient.bytes, versionId: patient.versionId, lastUpdated: patient.subject.lastUpdated)
         }
+        let (item, page) = try await readable(type: type, id: id, caller)
+        let bytes = try served(item, try await rewriter(caller, at: page.snapshot), contained: ContainedFilter(reach: caller.scopes?.read, windows: page.visibleWindows))
+        return ServedRead(bytes: bytes, versionId: String(item.stored.anchor.rawValue), lastUpdated: item.stored.addedDate)
+    }
+
+    /// The stored resource a read by id may serve, and the page it was read in; 404 for any
+    /// other (hidden, out of the token's read scopes, missing).
+    func readable(type: String, id: String, _ caller: FHIRCaller) async throws -> (KeyedResource, ResourcePage) {
         let reach = caller.scopes?.read
         guard let key = ResourceKey(hex: id), reach.map({ $0.extent(of: type) != nil }) ?? true else {
             throw FHIRRequestError.notFound(resourceType: type, id: id)
@@ -132,14 +149,14 @@ final class FHIRService: Sendable {
         if let reach, reach.extent(of: type) != .whole, !reach.admits(try item.stored.resource.json()) {
             throw FHIRRequestError.notFound(resourceType: type, id: id)
         }
-        return try served(item, try await rewriter(caller, at: page.snapshot), contained: ContainedFilter(reach: reach, windows: page.visibleWindows))
+        return (item, page)
     }
 
     // MARK: The person's Patient
 
     /// The merged Patient the app may see, with its JSON and last update; `nil` when it may see
     /// no Patient resource (personal details not granted, Patient outside `reach`, or none stored).
-    func mergedPatient(_ caller: FHIRCaller, reach: ResourceReach?, snapshot: QueryAnchor?) async throws -> (bytes: Data, subject: SearchSubject)? {
+    func mergedPatient(_ caller: FHIRCaller, reach: ResourceReach?, snapshot: QueryAnchor?) async throws -> (bytes: Data, subject: SearchSubject, versionId: String)? {
         if let reach, reach.extent(of: "Patient") != .whole { return nil }
         let query = ResourceQuery(resourceTypes: [.patient], release: .r4, addedThrough: snapshot)
         let page = try await caller.view.resources(query, countingTotal: false)
@@ -152,8 +169,10 @@ final class FHIRService: Sendable {
         }
         let updated = page.resources.map(\.stored.addedDate).max() ?? Date(timeIntervalSince1970: 0)
         let personID = try await shared().personID
-        let merged = PatientMerger.merge(parts, personID: personID, lastUpdated: InstantText.string(updated))
+        // The merged Patient changes whenever a part does: its version is the latest part's.
+        let versionId = String(page.resources.map(\.stored.anchor.rawValue).max() ?? 0)
+        let merged = PatientMerger.merge(parts, personID: personID, lastUpdated: InstantText.string(updated), versionId: versionId)
         let subject = SearchSubject(json: merged, category: .context(.personalDetails), servedID: personID, lastUpdated: updated)
-        return (Data(JSONWriter.minified(.object(merged))), subject)
+        return (Data(JSONWriter.minified(.object(merged))), subject, versionId)
     }
 }

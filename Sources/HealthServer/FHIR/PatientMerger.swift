@@ -19,7 +19,7 @@ enum PatientMerger {
 
     /// The merged Patient, from the parts oldest first (each already served: references
     /// rewritten), and the last time any part was added.
-    static func merge(_ parts: [JSONObject], personID: String, lastUpdated: String) -> JSONObject {
+    static func merge(_ parts: [JSONObject], personID: String, lastUpdated: String, versionId: String? = nil) -> JSONObject {
         var order: [String] = []
         var lists: [String: [JSONValue]] = [:]
         var seen: [String: Set<String>] = [:]
@@ -48,7 +48,7 @@ enum PatientMerger {
         }
         var out = JSONObject([
             JSONMember("resourceType", .string("Patient")), JSONMember("id", .string(personID)),
-            JSONMember("meta", .object(JSONObject([JSONMember("lastUpdated", .string(lastUpdated))]))),
+            JSONMember("meta", .object(JSONObject((versionId.map { [JSONMember("versionId", .string($0))] } ?? []) + [JSONMember("lastUpdated", .string(lastUpdated))]))),
         ])
         for name in order {
             if let list = lists[name] {

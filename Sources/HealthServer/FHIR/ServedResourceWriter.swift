@@ -2,7 +2,8 @@ import FHIR
 import Foundation
 
 /// Writes a stored resource as the FHIR server serves it: its `id` replaced by the served id,
-/// `meta.lastUpdated` set (a `meta` it lacks goes after the `id`), and references rewritten — and every other byte as stored, so
+/// `meta.lastUpdated` (and, when given, `meta.versionId`: this server's version, as its ETag
+/// says) set (a `meta` it lacks goes after the `id`), and references rewritten — and every other byte as stored, so
 /// decimals keep their text (`5.40` stays `5.40`) and members their order.
 ///
 /// It splices the stored bytes by the positions a ``JSONTape`` gives, rather than reading and
@@ -24,9 +25,11 @@ enum ServedResourceWriter {
     ///   - id: the served id.
     ///   - lastUpdated: the text of `meta.lastUpdated`.
     ///   - rewrite: the new value of a reference (`Reference.reference`), or `nil` to keep it.
+    ///   - versionId: the new `meta.versionId`, or `nil` to keep the stored one.
     ///   - keepContained: whether a `contained` resource is served; `nil` keeps them all.
     static func write(
-        _ data: Data, id: String, lastUpdated: String, rewrite: (String) -> String?, keepContained: ((JSONObject) -> Bool)? = nil
+        _ data: Data, id: String, lastUpdated: String, versionId: String? = nil, rewrite: (String) -> String?,
+        keepContained: ((JSONObject) -> Bool)? = nil
     ) throws -> Data {
         let tape = try JSONTape(Array(data))
         guard tape.kind(tape.root) == .object else { throw WriteError.notAnObject }
@@ -44,18 +47,28 @@ enum ServedResourceWriter {
         if let idValue = tape.member(root, "id") {
             edits.append((literal(tape, idValue), quoted(id)))
         }
+        let versionMember = versionId.map { "\"versionId\":" + String(decoding: quoted($0), as: UTF8.self) }
         let metaMember = "\"lastUpdated\":" + String(decoding: quoted(lastUpdated), as: UTF8.self)
         var rootInsert = ""
         if tape.member(root, "id") == nil { rootInsert += ",\"id\":" + String(decoding: quoted(id), as: UTF8.self) }
         if let meta = tape.member(root, "meta"), tape.kind(meta) == .object {
+            var missing: [String] = []
+            if let versionId, let stored = tape.member(meta, "versionId") {
+                edits.append((literal(tape, stored), quoted(versionId)))
+            } else if let versionMember {
+                missing.append(versionMember)
+            }
             if let updated = tape.member(meta, "lastUpdated") {
                 edits.append((literal(tape, updated), quoted(lastUpdated)))
             } else {
+                missing.append(metaMember)
+            }
+            if !missing.isEmpty {
                 let open = tape.byteRange(meta).lowerBound + 1
-                edits.append((open..<open, Array((metaMember + (tape.members(meta).isEmpty ? "" : ",")).utf8)))
+                edits.append((open..<open, Array((missing.joined(separator: ",") + (tape.members(meta).isEmpty ? "" : ",")).utf8)))
             }
         } else if tape.member(root, "meta") == nil {
-            rootInsert += ",\"meta\":{" + metaMember + "}"
+            rootInsert += ",\"meta\":{" + (versionMember.map { $0 + "," } ?? "") + metaMember + "}"
         }
         if !rootInsert.isEmpty, let after = tape.member(root, "id") ?? tape.members(root).first(where: { $0.value != removedMember })?.value {
             let end = literal(tape, after).upperBound

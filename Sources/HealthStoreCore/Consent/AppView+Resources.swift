@@ -17,6 +17,14 @@ extension AppView {
         return page
     }
 
+    /// The earlier versions of a resource this view read (``resources(_:countingTotal:)``), newest
+    /// first. The resource must have come through this view: its visibility is the app's check.
+    public func versions(of item: KeyedResource) async throws -> [ResourceVersion] {
+        let versions = try await store.resourceVersions(of: item.key)
+        try await audit("resource versions", types: [HealthDataType(item.stored.category)], count: versions.count)
+        return versions
+    }
+
     /// The key of a resource by source, type and id (computed, not looked up), e.g. to name
     /// the target of a reference the way ``resources(_:countingTotal:)`` names resources.
     public func resourceKey(source: String, resourceType: FHIRResourceType, identifier: String) -> ResourceKey {

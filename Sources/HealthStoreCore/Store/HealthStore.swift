@@ -49,6 +49,11 @@ public protocol HealthStore: ConsentStorage, CredentialStorage, ProviderStorage,
     /// category is in one of them (decided in the same statements).
     func resources(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, countingTotal: Bool) async throws -> ResourcePage
 
+    /// The earlier versions of the resource with `key`, newest first: empty for a resource never
+    /// replaced, or not stored. No consent applies here: a caller reads the resource itself
+    /// (through its windows) first.
+    func resourceVersions(of key: ResourceKey) async throws -> [ResourceVersion]
+
     /// The key of a resource by source, type and id, whether or not it is stored (computed,
     /// not looked up): what ``ResourceQuery/keys`` matches.
     func resourceKey(source: String, resourceType: FHIRResourceType, identifier: String) -> ResourceKey
