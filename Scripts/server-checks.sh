@@ -62,9 +62,10 @@ if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
 fi
 
 echo "== SMART peers test"
-"$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test
+FHIRCHECK="$(Scripts/fhircheck-venv.sh)"
+"$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test --fhircheck "$FHIRCHECK"
 if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
-  "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
+  "$VENV/bin/python" Scripts/smart-peers-test.py --cli "$CLI" --out .build/smart-peers-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL" --fhircheck "$FHIRCHECK"
 fi
 
 echo "== Provider quirks test"

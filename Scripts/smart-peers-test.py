@@ -318,6 +318,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=os.path.join(ROOT, ".build", "debug", "healthrecords"))
     ap.add_argument("--out", default=os.path.join(ROOT, ".build", "smart-peers-test"))
+    ap.add_argument("--fhircheck", help="the python of Scripts/fhircheck-venv.sh: also run pyfhircheck's base-r4 REST pack with fhirclient's token")
     ap.add_argument("--postgres", help="a PostgreSQL server URL (postgres://user@host:port/db): use a new person's store there instead of a file")
     a = ap.parse_args()
     logging.getLogger("fhirclient").setLevel(logging.ERROR)  # it warns that it ignores the id_token (checked here instead)
@@ -488,6 +489,17 @@ def main():
         check(pages > 1, f"the lab search is paged: {pages} pages of up to 100, following absolute next links")
         check(len(ids) == len(set(ids)) == total == len(labs) and sorted(served) == cli_prints,
               f"fhirclient pages through every lab result: {len(ids)} = Bundle total {total} = the CLI's {len(labs)}, no duplicates, the same records")
+
+        if a.fhircheck:
+            # A second peer on the same token: pyfhircheck's read-only REST pack (issue 30).
+            p = subprocess.run([a.fhircheck, os.path.join(ROOT, "Scripts", "fhir-conformance.py"), "--fhir", fhir_base,
+                                "--token", smart.server.auth.access_token, "--type", "Observation", "--id", ids[0]],
+                               capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                raise Failure("pyfhircheck's base-r4 pack failed: " + (p.stdout + p.stderr)[-2000:])
+            check(True, "pyfhircheck's base-r4 pack passes with fhirclient's token (read with ETag and Last-Modified, vread, "
+                  "search, paging, instance history, not-found, JSON)")
+            print("\n".join("    " + line for line in p.stdout.splitlines()), flush=True)
 
         status, empty, _ = fhir_get(fhir_base + "/Observation", smart.server.auth.access_token, patient=pid, category="vital-signs")
         check(status == 200 and empty["total"] == 0 and not empty.get("entry"), "vital signs (turned off) are an empty searchset: 200, total 0")
