@@ -218,6 +218,8 @@ let package = Package(
         // System zlib as the reference DEFLATE is checked and timed against (`ZlibOracle`).
         .target(name: "ZlibReference", dependencies: ["CZlib"], path: "Tests/ZlibReference", swiftSettings: strict),
         .testTarget(name: "ByteEncodingsTests", dependencies: ["ByteEncodings"], swiftSettings: strict),
+        // Checks the repository's own documents against the package (docs/architecture.md).
+        .testTarget(name: "RepositoryTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JOSETests",
             dependencies: ["JOSE", "ByteEncodings", "FHIR", .product(name: "Crypto", package: "swift-crypto")],
