@@ -302,10 +302,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "HealthArchiveTests",
+            dependencies: ["HealthArchive", "HealthStoreCore", "ClinicalRecords", "FHIR", "SmartHealthCards", "Deflate", "ZlibReference", "CZlib", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ProviderSyncTests",
             dependencies: [
                 "ProviderSync", "FHIR", "HealthStoreCore", "HealthStoreSQLite", "OutboundHTTP", "NetworkAddresses", "ClinicalRecords", "SMARTAuthorization",
-                "TestSupport",
+                "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

@@ -71,26 +71,17 @@ struct CardImporter: Sendable {
         case .success(let r): readings = r
         }
         if let bad = readings.lazy.compactMap(\.error).first { return failure(path, bytes, .cardInput(bad)) }
-        guard let verifier = options.cardVerifier else {
+        guard options.cardVerifier != nil else {
             return failure(path, bytes, .cardNotVerified("no verifier configured"))
         }
         let time = options.verificationTime ?? store.clock.now
         var records: [(VerifiableClinicalRecord, CardStatus)] = []
         for reading in readings {
-            if reading.format == .euDigitalCOVIDCertificate, case .success(let text) = reading.result {
-                let report = (options.dccVerifier ?? DCCVerifier(trustList: DSCTrustList())).verify(text, origin: reading.origin, at: time)
-                guard let record = report.record, report.isValid || options.allowUnverified else {
-                    let why = report.errors.map(\.description).joined(separator: "; ")
-                    return failure(path, bytes, .cardNotVerified(why.isEmpty ? "dcc.claims: the payload holds no vaccination, test or recovery" : why))
-                }
-                records.append((record, report.isValid ? .verified(trusted: report.isTrusted) : .unverified(codes: report.errors.map(\.code.rawValue))))
-                continue
+            let checked = await CheckedCard.check(reading, options: options, at: time)
+            guard let record = checked.record, checked.isValid || options.allowUnverified else {
+                return failure(path, bytes, .cardNotVerified(checked.errors.map(\.description).joined(separator: "; ")))
             }
-            let report = await verifier.verify(reading.card, at: time)
-            guard let record = report.record, report.isValid || options.allowUnverified else {
-                return failure(path, bytes, .cardNotVerified(report.errors.map(\.description).joined(separator: "; ")))
-            }
-            records.append((record, CardStatus(report)))
+            records.append((record, checked.status))
         }
         do {
             let saved = try await store.saveVerifiableRecords(records)

@@ -12,8 +12,8 @@ final class NDJSONProducer: ResourceProducer, @unchecked Sendable {
     private var pending: [ClassifiedResource] = []
     private(set) var linesRead = 0
 
-    init(url: URL, maxLineBytes: Int, documents: FHIRDocumentReader, builder: RecordBuilder) throws {
-        self.reader = try NDJSONReader(url: url, maxLineBytes: maxLineBytes)
+    init(reader: consuming NDJSONReader, documents: FHIRDocumentReader, builder: RecordBuilder) {
+        self.reader = reader
         self.documents = documents
         self.builder = builder
     }

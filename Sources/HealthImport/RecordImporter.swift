@@ -194,10 +194,9 @@ public struct RecordImporter: Sendable {
 
     /// Reads and classifies a JSON file, or opens an NDJSON file for streaming.
     func prepare(_ file: Candidate) -> Result<PreparedFile, ImportError> {
-        let documents = FHIRDocumentReader(jsonLimits: options.jsonLimits, maxBundleEntries: options.maxBundleEntries, fhirVersion: options.fhirVersion)
         if Self.isNDJSON(file.url) {
             do {
-                return .success(PreparedFile(producer: try NDJSONProducer(url: file.url, maxLineBytes: options.maxLineBytes, documents: documents, builder: builder)))
+                return .success(prepareNDJSON(try NDJSONReader(url: file.url, maxLineBytes: options.maxLineBytes)))
             } catch {
                 return .failure(.unreadable(path: file.url.path, reason: (error as NSError).localizedDescription))
             }
@@ -209,6 +208,27 @@ public struct RecordImporter: Sendable {
         do { data = try Data(contentsOf: file.url) } catch {
             return .failure(.unreadable(path: file.url.path, reason: (error as NSError).localizedDescription))
         }
+        return prepareJSON(data)
+    }
+
+    /// Reads and classifies bytes as the file `name` would be read (NDJSON by its extension).
+    func prepare(_ data: Data, name: String) -> Result<PreparedFile, ImportError> {
+        if Self.isNDJSON(URL(fileURLWithPath: name)) { return .success(prepareNDJSON(NDJSONReader(data: data, maxLineBytes: options.maxLineBytes))) }
+        guard data.count <= options.jsonLimits.maxDocumentBytes else {
+            return .failure(.fileTooLarge(size: Int64(data.count), limit: options.jsonLimits.maxDocumentBytes))
+        }
+        return prepareJSON(data)
+    }
+
+    private var documents: FHIRDocumentReader {
+        FHIRDocumentReader(jsonLimits: options.jsonLimits, maxBundleEntries: options.maxBundleEntries, fhirVersion: options.fhirVersion)
+    }
+
+    private func prepareNDJSON(_ reader: consuming NDJSONReader) -> PreparedFile {
+        PreparedFile(producer: NDJSONProducer(reader: reader, documents: documents, builder: builder))
+    }
+
+    private func prepareJSON(_ data: Data) -> Result<PreparedFile, ImportError> {
         let content: FHIRContent
         do { content = try documents.read(data, sourceURL: nil) } catch { return .failure(error == .notFHIR ? .notFHIR : .fhir(error)) }
         do {
@@ -221,11 +241,16 @@ public struct RecordImporter: Sendable {
 
     /// Writes a prepared file in one transaction and reports what happened.
     func store(_ file: Candidate, _ prepared: Result<PreparedFile, ImportError>) async -> FileImportResult {
-        let path = file.url.path
+        await store(path: file.url.path, name: file.url.lastPathComponent, explicit: file.explicit, bytes: file.bytes, prepared)
+    }
+
+    /// Writes prepared content named `name` (its source, unless the options name one).
+    func store(path: String, name: String, explicit: Bool, bytes: Int64, _ prepared: Result<PreparedFile, ImportError>) async -> FileImportResult {
+        let file = (explicit: explicit, bytes: bytes)
         // A file is its own source (FHIR ids are unique only within the system that made them),
         // named for people after `--source-name`, else the organization the file came from.
         let organization = (try? prepared.get())?.organizationName
-        let source = options.source ?? RecordSource(identifier: file.url.lastPathComponent, name: options.sourceName ?? organization)
+        let source = options.source ?? RecordSource(identifier: name, name: options.sourceName ?? organization)
         do {
             let outcome = try await store.importResources(source: source, from: try prepared.get().producer)
             return FileImportResult(path: path, status: .imported, outcome: outcome, source: source.identifier, error: nil, bytes: file.bytes)

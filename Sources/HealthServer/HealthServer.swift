@@ -3,7 +3,12 @@ import Foundation
 import HealthStoreCore
 import Hummingbird
 import Logging
+import HealthImport
 import OutboundHTTP
+import ProviderSync
+import ServiceLifecycle
+import SMARTAuthorization
+import SmartHealthCards
 
 /// The HTTP server: the SMART on FHIR API (`/authorize`, `/token`, `/fhir`), the app API
 /// (OAuth2 client credentials, authorization requests, record
@@ -19,8 +24,17 @@ public struct HealthServer: Sendable {
     public let store: any HealthStore
     /// The settings given at init; the server keeps them for its lifetime.
     public let configuration: ServerConfiguration
-    let state: ServerState
     let logger: Logger
+    // The services the routes share, each given only to the routes that use it; assembled here
+    // and nowhere else.
+    let address: ServerAddress
+    let renderer: PageRenderer
+    let consent: ConsentManager
+    let appAccess: AppAccess
+    let authorization: AuthorizationServer
+    let person: PersonAccess
+    let providerSync: SyncScheduler
+    let fhir: FHIRService
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -37,27 +51,48 @@ public struct HealthServer: Sendable {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        let pages = try await PageRenderer.load()
-        state = ServerState(
-            store: store, configuration: configuration, pages: pages, sender: webhookSender ?? PinnedWebhookSender(resolver: resolver), resolver: resolver,
-            logger: logger)
+        let limits = configuration.limits
+        renderer = try await PageRenderer.load()
+        address = ServerAddress(configuration: configuration)
+        consent = ConsentManager(store: store)
+        let tokens = AccessTokens(credentials: store, clock: store.clock, lifetime: configuration.accessTokenLifetime)
+        let webhooks = Webhooks(
+            sender: webhookSender ?? PinnedWebhookSender(resolver: resolver), resolver: resolver, policy: configuration.webhooks, store: store,
+            pollInterval: configuration.observePollInterval, logger: logger)
+        appAccess = AppAccess(
+            tokens: tokens, limiter: RateLimiter(rate: limits.appRequestsPerSecond, burst: limits.appBurst), consent: consent,
+            pending: PendingRequests(lifetime: configuration.pendingRequestLifetime, clock: store.clock, maxPerApp: limits.maxPendingRequestsPerApp),
+            webhooks: webhooks, maxStreamsPerApp: limits.maxStreamsPerApp)
+        let keyFetcher = PinnedHTTPFetcher(
+            policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),
+            resolver: resolver)
+        authorization = AuthorizationServer(
+            store: store, clock: store.clock, tokens: tokens, failures: FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down))),
+            keySets: ClientKeySets { url throws(FetchError) in try await keyFetcher.getCacheable(url) }, address: address, logger: logger,
+            maxBodyBytes: limits.maxBodyBytes)
+        person = PersonAccess(
+            sessions: PersonSessions(credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime),
+            cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
+        let storeClock = store.clock
+        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store, clock: { storeClock.now }))
+        fhir = FHIRService(store: store, address: address)
     }
 
     /// The person's sign-in link (`…/login?token=…`).
-    public var signInURL: String { state.baseURL + "/login?token=" + configuration.personToken }
+    public var signInURL: String { address.baseURL + "/login?token=" + configuration.personToken }
 
     /// The base URL of the links the server hands out.
-    public var baseURL: String { state.baseURL }
+    public var baseURL: String { address.baseURL }
 
     /// How many keys the sign-in and token throttle holds (bounded; for the soak check and tests).
-    package var throttledKeyCount: Int { state.authFailures.count }
+    package var throttledKeyCount: Int { authorization.failures.count }
 
     /// A bearer token for an app carrying a granted SMART scope string, as a SMART token grant
     /// issues it but without the browser flow (tests of scope enforcement use it); `nil` when
     /// the app is unknown.
     package func issueAccessToken(appID: String, scope: String) async throws -> String? {
         guard let app = try await store.app(id: appID) else { return nil }
-        return try await state.tokens.issue(appID: appID, revision: app.accessRevision, scope: scope).token
+        return try await appAccess.tokens.issue(appID: appID, revision: app.accessRevision, scope: scope).token
     }
 
     /// The router with every route and middleware.
@@ -66,32 +101,39 @@ public struct HealthServer: Sendable {
         router.add(middleware: SMARTCORSMiddleware())
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
-        PublicRoutes(state: state).register(on: router)
-        TokenRoutes(state: state).register(on: router)
-        LoginRoutes(state: state).register(on: router)
+        let limits = configuration.limits
+        let pages = PersonPages(renderer: renderer, formLimit: limits.maxBodyBytes, uploadLimit: limits.maxUploadBytes)
+        PublicRoutes(renderer: renderer).register(on: router)
+        TokenRoutes(server: authorization).register(on: router)
+        LoginRoutes(person: person, failures: authorization.failures, renderer: renderer, personToken: configuration.personToken, formLimit: limits.maxBodyBytes)
+            .register(on: router)
 
-        let api = router.group().add(middleware: AppAuthMiddleware(state: state))
-        AuthorizationRoutes(state: state).register(on: api)
-        RecordRoutes(state: state).register(on: api)
-        ObserveRoutes(state: state).register(on: api)
-        VerifiableRecordRoutes(state: state).register(on: api)
-        WebhookRoutes(state: state).register(on: api)
+        let api = router.group().add(middleware: BearerAuthMiddleware(access: appAccess, audience: .appAPI))
+        AuthorizationRoutes(pending: appAccess.pending, address: address, bodyLimit: limits.maxBodyBytes).register(on: api)
+        RecordRoutes(limitCap: limits.maxRecordsPerQuery).register(on: api)
+        ObserveRoutes(access: appAccess, pollInterval: configuration.observePollInterval, heartbeatInterval: configuration.heartbeatInterval).register(on: api)
+        VerifiableRecordRoutes(pending: appAccess.pending, address: address, bodyLimit: limits.maxBodyBytes).register(on: api)
+        WebhookRoutes(webhooks: appAccess.webhooks, bodyLimit: limits.maxBodyBytes, maxPerApp: limits.maxWebhooksPerApp).register(on: api)
 
-        TokenRevocationRoutes(state: state).register(on: router)
-        let fhir = FHIRRoutes(state: state)
-        fhir.registerPublic(on: router)
-        fhir.registerProtected(on: router.group().add(middleware: FHIRAccessMiddleware(state: state)))
+        TokenRevocationRoutes(server: authorization).register(on: router)
+        let fhirRoutes = FHIRRoutes(service: fhir, address: address, countCap: limits.maxRecordsPerQuery, bodyLimit: limits.maxBodyBytes)
+        fhirRoutes.registerPublic(on: router)
+        fhirRoutes.registerProtected(on: router.group().add(middleware: BearerAuthMiddleware(access: appAccess, audience: .fhir)))
 
-        let pages = router.group().add(middleware: PersonAuthMiddleware(state: state))
-        let person = PersonRoutes(state: state)
-        person.register(on: pages)
-        RecordPageRoutes(state: state, person: person).register(on: pages)
-        UploadRoutes(state: state, person: person).register(on: pages)
-        ConsentRoutes(state: state, person: person).register(on: pages)
-        AuthorizeRoutes(state: state, person: person).register(on: router, pages: pages)
-        RegistrationRoutes(state: state, person: person).register(on: pages)
-        ProviderRoutes(state: state, person: person).register(on: pages)
-        ExportRoutes(state: state).register(on: pages)
+        let signedIn = router.group().add(middleware: PersonAuthMiddleware(person: person, renderer: renderer))
+        PersonRoutes(records: store, consent: consent, access: appAccess, pages: pages).register(on: signedIn)
+        RecordPageRoutes(records: store, pages: pages).register(on: signedIn)
+        var importOptions = RecordImporter.Options()
+        importOptions.cardVerifier = configuration.cardVerifier
+        importOptions.dccVerifier = configuration.dccVerifier
+        UploadRoutes(importer: RecordImporter(store: store, options: importOptions), pages: pages).register(on: signedIn)
+        ConsentRoutes(pending: appAccess.pending, consent: consent, pages: pages).register(on: signedIn)
+        AuthorizeRoutes(store: store, clock: store.clock, consent: consent, person: person, pages: pages, address: address)
+            .register(on: router, signedIn: signedIn)
+        RegistrationRoutes(consent: consent, address: address, pages: pages).register(on: signedIn)
+        ProviderRoutes(store: store, sync: providerSync, address: address, pages: pages, allowLoopback: configuration.allowLoopbackProviders)
+            .register(on: signedIn)
+        ExportRoutes(store: store).register(on: signedIn)
         return router
     }
 
@@ -99,17 +141,19 @@ public struct HealthServer: Sendable {
     /// port 0), after which the links the server hands out use them unless
     /// ``ServerConfiguration/publicBaseURL`` is set.
     public func application(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
-        let state = self.state
+        let address = self.address
         let configured = configuration.publicBaseURL
         let host = configuration.host
         let idle = configuration.limits.idleTimeout
+        let background: [any Service] = configuration.providerSyncInterval.map { [ProviderSyncService(scheduler: providerSync, interval: $0)] } ?? []
         return Application(
             router: router(),
             server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
+            services: background,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                if configured == nil { state.baseURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+                if configured == nil { address.listening(host: host, port: port) }
                 await onListening(host, port)
             },
             logger: logger)
@@ -117,8 +161,6 @@ public struct HealthServer: Sendable {
 
     /// Runs until SIGINT or SIGTERM.
     public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
-        let scheduler = configuration.providerSyncInterval.map { interval in Task { await state.providerSync.runEvery(interval) } }
-        defer { scheduler?.cancel() }
         try await application(onListening: onListening).runService()
     }
 }

@@ -83,7 +83,7 @@ import Testing
             }
             // The right key, from a fresh world (no throttle), is still checked against the kept set.
             let fetchesBefore = keys.fetches.load(ordering: .sequentiallyConsistent)
-            let kept = await w.server.state.clientKeySets.keys(at: URL(string: "http://127.0.0.1:\(keyServer.port!)/jwks.json")!, kid: "k1")
+            let kept = await w.server.authorization.keySets.keys(at: URL(string: "http://127.0.0.1:\(keyServer.port!)/jwks.json")!, kid: "k1")
             #expect((try? kept.get().keys.count) == 1)
             #expect(keys.fetches.load(ordering: .sequentiallyConsistent) == fetchesBefore)
         }

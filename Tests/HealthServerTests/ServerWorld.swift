@@ -101,6 +101,9 @@ final class ServerWorld: Sendable {
             store: store, configuration: configuration, logger: logger, webhookSender: defaultWebhookSender ? nil : webhooks, resolver: resolver)
     }
 
+    /// The store's clock now.
+    var now: Date { time.now }
+
     /// Moves the store's clock (and so token expiry) forward.
     func advance(_ seconds: TimeInterval) { time.advance(seconds) }
 
@@ -196,7 +199,9 @@ struct TableResolver: HostResolver {
 
 /// A time that tests move forward by hand.
 final class MovableTime: Sendable {
-    private let value = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    /// Where every world's clock starts.
+    static let start = Date(timeIntervalSince1970: 1_700_000_000)
+    private let value = Mutex(MovableTime.start)
     var now: Date { value.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { value.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }

@@ -84,17 +84,18 @@ import X509
     }
 
     @Test func aPNGOfACardAndAnHC1CertificateAreRead() async throws {
-        let signer = try TestDSC.make()
+        // Certificates are checked at the store's clock, as every way in checks them.
+        let signer = try TestDSC.make(at: MovableTime.start)
         let w = try await Self.world(.sqlite, dsc: signer.certificate)
         try await w.test { client in
             let cookie = try await client.signIn()
             let png = try QRPNG.of(String(contentsOf: FixtureFiles.url("vectors/shc-spec/example-00-f-qr-code-numeric-value-0.txt"), encoding: .utf8))
             let page = try await Self.upload(client, cookie: cookie, file: ("card-photo.png", png)).text
             #expect(page.contains("Verified and added"), "\(page)")
-            let dcc = try signer.issue()
+            let dcc = try signer.issue(at: w.now)
             let added = try await Self.upload(client, cookie: cookie, text: dcc).text
             #expect(added.contains("EU Digital COVID Certificate") && added.contains("Verified and added"), "\(added)")
-            let unknown = try await Self.upload(client, cookie: cookie, text: try TestDSC.make().issue()).text
+            let unknown = try await Self.upload(client, cookie: cookie, text: try TestDSC.make(at: w.now).issue(at: w.now)).text
             #expect(unknown.contains("dcc.key.notFound"))
             #expect(try await w.store.verifiableRecords(VerifiableRecordQuery(sourceTypes: [.euDigitalCOVIDCertificate])).count == 1)
         }
@@ -124,13 +125,12 @@ struct TestDSC {
     let key: P256.Signing.PrivateKey
     let certificate: DocumentSignerCertificate
 
-    static func make() throws -> TestDSC {
+    static func make(at now: Date) throws -> TestDSC {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             CountryName("DE")
             CommonName("Upload DSC")
         }
-        let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey), notValidBefore: now.addingTimeInterval(-86_400),
             notValidAfter: now.addingTimeInterval(86_400 * 800), issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
@@ -140,15 +140,15 @@ struct TestDSC {
         return TestDSC(key: key, certificate: try DocumentSignerCertificate(der: serializer.serializedBytes))
     }
 
-    /// A vaccination certificate valid from an hour ago for a year.
-    func issue() throws -> String {
+    /// A vaccination certificate valid from an hour before `now` for a year.
+    func issue(at now: Date) throws -> String {
         let payload = try JSONReader().read(Data(#"""
             {"ver":"1.3.0","nam":{"fn":"Musterfrau","fnt":"MUSTERFRAU","gn":"Erika","gnt":"ERIKA"},"dob":"1964-08-12",
              "v":[{"tg":"840539006","vp":"1119349007","mp":"EU/1/20/1528","ma":"ORG-100030215","dn":2,"sd":2,"dt":"2021-05-29",
                    "co":"DE","is":"Robert Koch-Institut","ci":"URN:UVCI:01DE/IZ12345A/5CWLU12RNOB9RXSEOP6FG8#W"}]}
             """#.utf8))
         let issuer = try DCCIssuer(key: .p256(key), certificate: certificate)
-        return try issuer.issue(payload: CBORValue(json: payload), issuer: "DE", issuedAt: Date().addingTimeInterval(-3600), expiration: Date().addingTimeInterval(86_400 * 365))
+        return try issuer.issue(payload: CBORValue(json: payload), issuer: "DE", issuedAt: now.addingTimeInterval(-3600), expiration: now.addingTimeInterval(86_400 * 365))
     }
 }
 

@@ -16,7 +16,8 @@ public struct NDJSONReader: ~Copyable {
         public let data: Data
     }
 
-    private let handle: FileHandle
+    /// The file read from; `nil` for bytes held in memory.
+    private let handle: FileHandle?
     private var buffer = Data()
     private var position = 0
     private var lineNumber = 0
@@ -31,7 +32,15 @@ public struct NDJSONReader: ~Copyable {
         self.maxLineBytes = maxLineBytes
     }
 
-    deinit { try? handle.close() }
+    /// Reads lines from bytes in memory (an upload, pasted text).
+    public init(data: Data, maxLineBytes: Int = 64 << 20) {
+        self.handle = nil
+        self.buffer = data
+        self.atEnd = true
+        self.maxLineBytes = maxLineBytes
+    }
+
+    deinit { try? handle?.close() }
 
     /// The next non-blank line, or `nil` at the end of the file.
     public mutating func next() throws -> Line? {
@@ -66,7 +75,7 @@ public struct NDJSONReader: ~Copyable {
                 buffer.removeSubrange(0..<position)
                 position = 0
             }
-            let chunk = try handle.read(upToCount: chunkSize) ?? Data()
+            let chunk = try handle?.read(upToCount: chunkSize) ?? Data()
             if chunk.isEmpty { atEnd = true } else { buffer.append(chunk) }
         }
     }

@@ -12,7 +12,9 @@ import Hummingbird
 ///   `failed` with `"error": "requiredAuthorizationDenied"` (never which type).
 /// - `GET /authorization-status?types=…` → `{"status": "shouldRequest" | "unnecessary"}`.
 struct AuthorizationRoutes {
-    let state: ServerState
+    let pending: PendingRequests
+    let address: ServerAddress
+    let bodyLimit: Int
 
     struct Body: Decodable {
         let types: [String]
@@ -22,7 +24,7 @@ struct AuthorizationRoutes {
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.post("/authorization-requests") { request, context -> Response in
             let view = try context.app()
-            let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
+            let body = try await RequestParsing.json(Body.self, from: request, limit: bodyLimit)
             var parameters = QueryParameters()
             parameters[.types] = body.types
             let types = try registeredTypes(parameters, view: view)
@@ -32,14 +34,14 @@ struct AuthorizationRoutes {
                 initial = .completed
                 do { try await view.checkRequiredAuthorization() } catch ConsentError.requiredAuthorizationDenied { initial = .requiredAuthorizationDenied }
             }
-            guard let r = state.pending.addAuthorization(appID: view.app.id, types: types, redirectURI: redirect, state: initial) else {
+            guard let r = pending.addAuthorization(appID: view.app.id, types: types, redirectURI: redirect, state: initial) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")
             }
             return JSONResponse.make(json(r), status: .created)
         }
         group.get("/authorization-requests/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = state.pending.authorization(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
+            guard let r = pending.authorization(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
             return JSONResponse.make(json(r))
         }
         group.get("/authorization-status") { request, context -> Response in
@@ -63,7 +65,7 @@ struct AuthorizationRoutes {
     private func json(_ r: AuthorizationRequest) -> EncodedJSON {
         var members: [(String, EncodedJSON)] = [("id", .string(r.id))]
         switch r.state {
-        case .pending: members += [("status", .string("pending")), ("url", .string(state.baseURL + "/consent/" + r.id))]
+        case .pending: members += [("status", .string("pending")), ("url", .string(address.baseURL + "/consent/" + r.id))]
         case .completed: members += [("status", .string("completed")), ("url", .null)]
         case .requiredAuthorizationDenied: members += [("status", .string("failed")), ("error", .string("requiredAuthorizationDenied")), ("url", .null)]
         }

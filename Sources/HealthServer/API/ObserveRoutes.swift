@@ -21,7 +21,9 @@ import ServiceLifecycle
 /// missed. Comments (`: keep-alive`) go out when idle, so a dead connection is noticed; the
 /// stream ends when the server shuts down.
 struct ObserveRoutes {
-    let state: ServerState
+    let access: AppAccess
+    let pollInterval: Duration
+    let heartbeatInterval: Duration
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/observe") { request, context -> Response in
@@ -32,7 +34,7 @@ struct ObserveRoutes {
             if let lastEventID = request.headers[HeaderName.lastEventID] { parameters.set(.anchor, lastEventID) }
             let anchor = try AnchorCoding.app(view).anchor(in: parameters)
             let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
-            guard let streamID = state.openStream(appID: view.app.id, revision: context.accessRevision, end: { sink.finish() }) else {
+            guard let streamID = access.openStream(appID: view.app.id, revision: context.accessRevision, end: { sink.finish() }) else {
                 throw APIError.conflict("too many open event streams")
             }
             // The starting anchor is read before the stream starts, so no change falls between.
@@ -40,19 +42,19 @@ struct ObserveRoutes {
             do {
                 if let anchor { start = anchor } else { start = try await view.currentAnchor() }
             } catch {
-                state.closeStream(appID: view.app.id, id: streamID)
+                access.closeStream(appID: view.app.id, id: streamID)
                 throw error
             }
-            let changes = view.observe(types: types, after: start, pollInterval: state.configuration.observePollInterval)
-            let heartbeat = state.configuration.heartbeatInterval
-            let poll = state.configuration.observePollInterval
+            let changes = view.observe(types: types, after: start, pollInterval: pollInterval)
+            let heartbeat = heartbeatInterval
+            let poll = pollInterval
             let revision = context.accessRevision
-            let state = self.state
+            let access = self.access
             var headers = HTTPFields()
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                defer { state.closeStream(appID: view.app.id, id: streamID) }
+                defer { access.closeStream(appID: view.app.id, id: streamID) }
                 try await withGracefulShutdownHandler {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -69,7 +71,7 @@ struct ObserveRoutes {
                             // A revocation from another process ends the stream within a poll.
                             while !Task.isCancelled {
                                 try await Task.sleep(for: poll)
-                                if await state.checkAccess(appID: view.app.id, revision: revision) == .revoked { sink.finish() }
+                                if await access.checkAccess(appID: view.app.id, revision: revision) == .revoked { sink.finish() }
                             }
                         }
                         try await writer.write(ByteBuffer(string: "retry: 2000\n: observing\n\n"))

@@ -2,11 +2,11 @@ import Hummingbird
 
 /// Routes anyone may call: the OpenAPI document, a health check and the style sheet.
 struct PublicRoutes {
-    let state: ServerState
+    let renderer: PageRenderer
 
     func register(on router: Router<HealthRequestContext>) {
         router.get("/openapi.json") { _, _ -> Response in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: state.pages.openAPI))
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: renderer.openAPI))
         }
         router.get("/health") { _, _ -> Response in
             JSONResponse.make(.object([("status", .string("ok"))]))
@@ -18,7 +18,7 @@ struct PublicRoutes {
         router.get("/static/style.css") { _, _ -> Response in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
-                body: ResponseBody(byteBuffer: state.pages.styleSheet))
+                body: ResponseBody(byteBuffer: renderer.styleSheet))
         }
     }
 }

@@ -16,11 +16,12 @@ import Hummingbird
 /// - `GET /changes?type=&anchor=&limit=` → `{"added", "deleted", "anchor"}` (HealthKit's
 ///   anchored object query; anchors are the app's own tokens).
 struct RecordRoutes {
-    let state: ServerState
+    /// The most records one query returns.
+    let limitCap: Int
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/records") { request, context -> Response in
-            let query = try RecordQuery(parameters: RequestParsing.parameters(request), limitCap: state.configuration.limits.maxRecordsPerQuery)
+            let query = try RecordQuery(parameters: RequestParsing.parameters(request), limitCap: limitCap)
             let records = try await context.app().records(query)
             return JSONResponse.make(.object([("records", RecordJSON.list(records))]))
         }
@@ -38,7 +39,7 @@ struct RecordRoutes {
             let view = try context.app()
             let anchors = AnchorCoding.app(view)
             let query = try AnchoredQuery(
-                parameters: RequestParsing.parameters(request), anchors: anchors, limitCap: state.configuration.limits.maxRecordsPerQuery)
+                parameters: RequestParsing.parameters(request), anchors: anchors, limitCap: limitCap)
             return JSONResponse.make(RecordJSON.changes(try await view.changes(query), anchors: anchors))
         }
     }

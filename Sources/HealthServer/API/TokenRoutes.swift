@@ -7,15 +7,15 @@ import Hummingbird
 /// the client id and secret come in the form body or in HTTP Basic authentication; the answer
 /// is a bearer token kept in the store as a digest (see ``AccessTokens``).
 struct TokenRoutes {
-    let state: ServerState
+    let server: AuthorizationServer
 
     func register(on router: Router<HealthRequestContext>) {
         router.post("/token") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
+            let form = try await FormFields.read(request, limit: server.maxBodyBytes)
             guard form.all("grant_type").count <= 1 else { throw OAuthError.invalidRequest("grant_type is given more than once") }
             switch form["grant_type"] {
-            case "authorization_code": return try await SMARTTokenGrants(state: state).authorizationCode(form, request, context)
-            case "refresh_token": return try await SMARTTokenGrants(state: state).refreshToken(form, request, context)
+            case "authorization_code": return try await SMARTTokenGrants(server: server).authorizationCode(form, request, context)
+            case "refresh_token": return try await SMARTTokenGrants(server: server).refreshToken(form, request, context)
             case "client_credentials": break
             case nil: throw APIError.invalidRequest("grant_type is required")
             default: throw APIError.unsupportedGrantType
@@ -34,15 +34,15 @@ struct TokenRoutes {
             // unauthenticated input never makes keys of its own (see FailureThrottle).
             let address = ThrottleKey.address(context.clientAddress)
             let credential = ThrottleKey.credential("client\u{0}" + id, from: context.clientAddress)
-            let app = try? await state.consent.app(id)
+            let app = try? await server.store.app(id: id)
             guard let app, app.registration.clientType == .confidentialSymmetric, app.verify(secret: secret) else {
-                if let wait = state.authFailures.wait([address, credential]) { throw APIError.rateLimited(retryAfterSeconds: wait) }
-                state.authFailures.fail(app == nil ? [address] : [address, credential])
+                if let wait = server.failures.wait([address, credential]) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+                server.failures.fail(app == nil ? [address] : [address, credential])
                 throw APIError.invalidClient
             }
             // The address keeps its count: one valid credential must not clear others' failures.
-            state.authFailures.succeed([credential])
-            let (token, expiresIn) = try await state.tokens.issue(appID: app.registration.id, revision: app.accessRevision)
+            server.failures.succeed([credential])
+            let (token, expiresIn) = try await server.tokens.issue(appID: app.registration.id, revision: app.accessRevision)
             var response = JSONResponse.make(.object([
                 ("access_token", .string(token)), ("token_type", .string("Bearer")), ("expires_in", .int(expiresIn)),
             ]))

@@ -15,7 +15,9 @@ import Hummingbird
 ///   person answered (an empty list when they shared none — the same as having no cards);
 ///   409 before and after.
 struct VerifiableRecordRoutes {
-    let state: ServerState
+    let pending: PendingRequests
+    let address: ServerAddress
+    let bodyLimit: Int
 
     struct Body: Decodable {
         let recordTypes: [String]
@@ -28,7 +30,7 @@ struct VerifiableRecordRoutes {
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.post("/verifiable-record-requests") { request, context -> Response in
             let view = try context.app()
-            let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
+            let body = try await RequestParsing.json(Body.self, from: request, limit: bodyLimit)
             var parameters = QueryParameters()
             parameters[.recordTypes] = body.recordTypes
             parameters.set(.relevantDateFrom, body.relevantDateFrom)
@@ -37,21 +39,21 @@ struct VerifiableRecordRoutes {
             let query = try VerifiableRecordQuery(parameters: parameters, requireRecordTypes: true)
             let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
             let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: query.recordTypes, relevantDate: query.relevantDate, sourceTypes: query.sourceTypes)
-            guard let r = state.pending.addCards(vr, redirectURI: redirect) else {
+            guard let r = pending.addCards(vr, redirectURI: redirect) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")
             }
             return JSONResponse.make(json(r), status: .created)
         }
         group.get("/verifiable-record-requests/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = state.pending.cards(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
+            guard let r = pending.cards(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
             return JSONResponse.make(json(r))
         }
         group.post("/verifiable-record-requests/{id}/records") { _, context -> Response in
             let view = try context.app()
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = state.pending.cards(id), r.appID == view.app.id else { throw APIError.notFound }
-            guard let token = state.pending.collectCards(id, appID: view.app.id) else {
+            guard let r = pending.cards(id), r.appID == view.app.id else { throw APIError.notFound }
+            guard let token = pending.collectCards(id, appID: view.app.id) else {
                 throw APIError.conflict(r.state == .pending ? "the person has not answered yet" : "the records were collected already")
             }
             let cards: [StoredVerifiableRecord]
@@ -64,7 +66,7 @@ struct VerifiableRecordRoutes {
 
     private func json(_ r: CardRequest) -> EncodedJSON {
         switch r.state {
-        case .pending: return .object([("id", .string(r.id)), ("status", .string("pending")), ("url", .string(state.baseURL + "/share/" + r.id))])
+        case .pending: return .object([("id", .string(r.id)), ("status", .string("pending")), ("url", .string(address.baseURL + "/share/" + r.id))])
         case .shared: return .object([("id", .string(r.id)), ("status", .string("completed")), ("url", .null)])
         case .collected: return .object([("id", .string(r.id)), ("status", .string("collected")), ("url", .null)])
         }

@@ -9,7 +9,9 @@ import Hummingbird
 /// - `POST /webhooks` `{"url", "types": [...]}` → 201 `{"id", "url", "types"}`.
 /// - `GET /webhooks` → `{"webhooks": [...]}`; `DELETE /webhooks/{id}` → 204.
 struct WebhookRoutes {
-    let state: ServerState
+    let webhooks: Webhooks
+    let bodyLimit: Int
+    let maxPerApp: Int
 
     struct Body: Decodable {
         let url: String
@@ -18,20 +20,20 @@ struct WebhookRoutes {
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.post("/webhooks") { request, context -> Response in
-            let body = try await RequestParsing.json(Body.self, from: request, limit: state.configuration.limits.maxBodyBytes)
+            let body = try await RequestParsing.json(Body.self, from: request, limit: bodyLimit)
             guard let url = URL(string: body.url) else { throw APIError.invalidRequest("url is not a URL") }
             var parameters = QueryParameters()
             parameters[.types] = body.types ?? []
             let types = try parameters.clinicalTypes()
-            let r = try await state.webhooks.register(view: try context.app(), revision: context.accessRevision, url: url, types: types, maxPerApp: state.configuration.limits.maxWebhooksPerApp)
+            let r = try await webhooks.register(view: try context.app(), revision: context.accessRevision, url: url, types: types, maxPerApp: maxPerApp)
             return JSONResponse.make(Self.json(r), status: .created)
         }
         group.get("/webhooks") { _, context -> Response in
-            JSONResponse.make(.object([("webhooks", .array(state.webhooks.list(appID: try context.app().app.id).map(Self.json)))]))
+            JSONResponse.make(.object([("webhooks", .array(webhooks.list(appID: try context.app().app.id).map(Self.json)))]))
         }
         group.delete("/webhooks/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard state.webhooks.remove(id: id, appID: try context.app().app.id) else { throw APIError.notFound }
+            guard webhooks.remove(id: id, appID: try context.app().app.id) else { throw APIError.notFound }
             return Response(status: .noContent)
         }
     }

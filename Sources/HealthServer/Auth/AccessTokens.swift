@@ -25,7 +25,8 @@ struct AccessTokens: Sendable {
         let patient: String?
     }
 
-    let store: any HealthStore
+    let credentials: any CredentialStorage
+    let clock: HealthClock
     let lifetime: Duration
 
     var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
@@ -40,17 +41,17 @@ struct AccessTokens: Sendable {
         if let scope { members.append(JSONMember("scope", .string(scope))) }
         if let patient { members.append(JSONMember("patient", .string(patient))) }
         let seconds = lifetimeSeconds
-        _ = try await store.insertCredential(
+        _ = try await credentials.insertCredential(
             StoredCredential(
                 kind: .accessToken, digest: digest, appID: appID, family: family ?? digest,
-                expires: store.clock.now.addingTimeInterval(TimeInterval(seconds)), details: Data(JSONWriter.minified(.object(JSONObject(members))))))
+                expires: clock.now.addingTimeInterval(TimeInterval(seconds)), details: Data(JSONWriter.minified(.object(JSONObject(members))))))
         return (token, seconds)
     }
 
     /// What a live token carries; `nil` for an unknown, expired or revoked token.
     func entry(for token: String) async throws -> Entry? {
-        guard let stored = try await store.credential(.accessToken, digest: SecretToken.digest(token)) else { return nil }
-        return Self.entry(stored, now: store.clock.now)
+        guard let stored = try await credentials.credential(.accessToken, digest: SecretToken.digest(token)) else { return nil }
+        return Self.entry(stored, now: clock.now)
     }
 
     /// Reads a stored access token; `nil` when it expired or is damaged.

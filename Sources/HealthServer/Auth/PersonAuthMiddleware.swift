@@ -7,11 +7,12 @@ import Hummingbird
 /// content security policy that allows no script at all.
 struct PersonAuthMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
-    let state: ServerState
+    let person: PersonAccess
+    let renderer: PageRenderer
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
-        if let cookie = request.cookies[state.sessionCookie.name]?.value, let session = await state.sessions.session(cookie: cookie) {
+        if let session = await person.session(request) {
             var context = context
             context.session = session
             do { response = try await next(request, context) } catch let error as any HTTPResponseError {
@@ -21,8 +22,8 @@ struct PersonAuthMiddleware: RouterMiddleware {
             let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
             response = PageRenderer.redirect("/login?next=" + FormFields.encode(target))
         } else {
-            response = state.pages.page(
-                "message", ["title": "Signed out", "message": "Your session has ended. Sign in again and repeat what you were doing."],
+            response = renderer.page(
+                MessagePage(title: "Signed out", message: "Your session has ended. Sign in again and repeat what you were doing."), session: nil,
                 status: .forbidden)
         }
         PageHeaders.add(to: &response)

@@ -18,7 +18,8 @@ struct PersonSession: Sendable {
 /// session cookie (``SessionCookie``) is random, `HttpOnly`, `SameSite=Lax`, `Path=/`, and lasts
 /// ``ServerConfiguration/personSessionLifetime``.
 struct PersonSessions: Sendable {
-    let store: any HealthStore
+    let credentials: any CredentialStorage
+    let clock: HealthClock
     let lifetime: Duration
 
     var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
@@ -26,10 +27,10 @@ struct PersonSessions: Sendable {
     /// Starts a session: the cookie value to set.
     func start() async throws -> String {
         let cookie = SecretToken.make()
-        let now = store.clock.now
+        let now = clock.now
         let digest = SecretToken.digest(cookie)
         let details = JSONWriter.minified(.object(JSONObject(["csrf": .string(SecretToken.make())])))
-        _ = try await store.insertCredential(
+        _ = try await credentials.insertCredential(
             StoredCredential(
                 kind: .personSession, digest: digest, appID: nil, family: digest, expires: now.addingTimeInterval(TimeInterval(lifetimeSeconds)),
                 details: Data(details)))
@@ -38,7 +39,7 @@ struct PersonSessions: Sendable {
 
     /// The live session a cookie value names.
     func session(cookie: String) async -> PersonSession? {
-        guard let stored = try? await store.credential(.personSession, digest: SecretToken.digest(cookie)), stored.expires > store.clock.now,
+        guard let stored = try? await credentials.credential(.personSession, digest: SecretToken.digest(cookie)), stored.expires > clock.now,
             let csrf = (try? JSONReader().read(stored.details))?.objectValue?.string("csrf")
         else { return nil }
         return PersonSession(csrfToken: csrf, expires: stored.expires)
@@ -46,6 +47,6 @@ struct PersonSessions: Sendable {
 
     /// Ends a session (signing out).
     func end(cookie: String) async throws {
-        _ = try await store.deleteCredential(.personSession, digest: SecretToken.digest(cookie))
+        _ = try await credentials.deleteCredential(.personSession, digest: SecretToken.digest(cookie))
     }
 }

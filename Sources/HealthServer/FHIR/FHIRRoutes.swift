@@ -7,28 +7,26 @@ import Hummingbird
 ///
 /// Public: `GET /fhir/metadata` (the CapabilityStatement) and the SMART discovery document at
 /// `/fhir/.well-known/smart-configuration` and `/.well-known/smart-configuration`. Behind
-/// ``FHIRAccessMiddleware``: `GET /fhir/{type}/{id}`, `GET /fhir/{type}?…` (and `POST
+/// ``BearerAuthMiddleware``: `GET /fhir/{type}/{id}`, `GET /fhir/{type}?…` (and `POST
 /// /fhir/{type}/_search` with a form body), next pages as `GET /fhir/{type}?_page=…`,
 /// `GET /fhir/Patient/{id}/$everything`, and a resource's history: `GET /fhir/{type}/{id}/_history`
 /// and `…/_history/{vid}` (vread). Reads answer with `ETag` and `Last-Modified`, and `304` to a
 /// matching `If-None-Match`.
 struct FHIRRoutes {
-    let state: ServerState
     let service: FHIRService
-
-    init(state: ServerState) {
-        self.state = state
-        self.service = FHIRService(state: state)
-    }
+    let address: ServerAddress
+    /// The most resources one page holds.
+    let countCap: Int
+    let bodyLimit: Int
 
     /// The routes anyone may call.
     func registerPublic(on router: Router<HealthRequestContext>) {
         router.get("/fhir/metadata") { _, _ -> Response in
-            FHIRResponse.make(CapabilityStatementBuilder.make(serverBase: state.baseURL))
+            FHIRResponse.make(CapabilityStatementBuilder.make(serverBase: address.baseURL))
         }
         for path in ["/fhir/.well-known/smart-configuration", "/.well-known/smart-configuration"] {
             router.get(RouterPath(path)) { _, _ -> Response in
-                JSONResponse.make(SMARTConfiguration.make(serverBase: state.baseURL))
+                JSONResponse.make(SMARTConfiguration.make(serverBase: address.baseURL))
             }
         }
     }
@@ -36,7 +34,7 @@ struct FHIRRoutes {
     /// The routes that read the person's data.
     func registerProtected(on group: RouterGroup<HealthRequestContext>) {
         let service = self.service
-        let cap = state.configuration.limits.maxRecordsPerQuery
+        let cap = countCap
         group.get("/fhir") { _, _ -> Response in
             throw FHIRRequestError.notSupported("searching across every resource type is not supported; search one type, e.g. /fhir/Observation")
         }
@@ -48,7 +46,7 @@ struct FHIRRoutes {
             group.on("/fhir/{type}/_search", method: method) { request, context -> Response in
                 let type = try Self.type(context)
                 var pairs = Self.query(request)
-                if request.method == .post { pairs += try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes).pairs }
+                if request.method == .post { pairs += try await FormFields.read(request, limit: bodyLimit).pairs }
                 return try await Self.search(type: type, everything: false, pairs: pairs, request: request, context: context, service, cap)
             }
         }

@@ -19,7 +19,10 @@ struct FHIRCaller: Sendable {
 /// person's Patient id, the page-token key) and the Patient ids per source (refreshed when the
 /// store's anchor moves on).
 final class FHIRService: Sendable {
-    let state: ServerState
+    /// Resources, the Patients per source and the store's anchor (through each app's view for
+    /// what apps read; directly only for the Patient ids references are rewritten by).
+    let store: any RecordReading & ChangeFeed & ConsentStorage
+    let address: ServerAddress
     private let fixed = Mutex<(personID: String, pages: FHIRPageTokens)?>(nil)
     private let patients = Mutex<(anchor: QueryAnchor, ids: [String: Set<String>])?>(nil)
     /// Served bytes of resources recently served, by served id: a resource's served form
@@ -59,15 +62,18 @@ final class FHIRService: Sendable {
         let bytes: Data
     }
 
-    init(state: ServerState) { self.state = state }
+    init(store: any RecordReading & ChangeFeed & ConsentStorage, address: ServerAddress) {
+        self.store = store
+        self.address = address
+    }
 
     /// The FHIR base URL, `…/fhir`.
-    var base: String { state.baseURL + "/fhir" }
+    var base: String { address.baseURL + "/fhir" }
 
     /// The person's Patient id and the page-token sealer, read from the store once.
     func shared() async throws -> (personID: String, pages: FHIRPageTokens) {
         if let f = fixed.withLock({ $0 }) { return f }
-        let f = (personID: try await state.store.personPatientID(), pages: FHIRPageTokens(anchorSecret: try await state.store.anchorSecret()))
+        let f = (personID: try await store.personPatientID(), pages: FHIRPageTokens(anchorSecret: try await store.anchorSecret()))
         fixed.withLock { $0 = $0 ?? f }
         return f
     }
@@ -75,9 +81,9 @@ final class FHIRService: Sendable {
     /// The ids of the Patients each source holds, at least as new as `anchor`.
     private func sourcePatients(_ anchor: QueryAnchor) async throws -> [String: Set<String>] {
         if let p = patients.withLock({ $0 }), p.anchor >= anchor { return p.ids }
-        let current = try await state.store.currentAnchor()
+        let current = try await store.currentAnchor()
         var ids: [String: Set<String>] = [:]
-        for p in try await state.store.contextResources(ofType: .patient, source: nil) { ids[p.source.identifier, default: []].insert(p.resource.identifier) }
+        for p in try await store.contextResources(ofType: .patient, source: nil) { ids[p.source.identifier, default: []].insert(p.resource.identifier) }
         patients.withLock { if ($0?.anchor ?? QueryAnchor(rawValue: -1)) < current { $0 = (current, ids) } }
         return ids
     }

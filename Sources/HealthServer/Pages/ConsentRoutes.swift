@@ -10,35 +10,27 @@ import Hummingbird
 /// Types left off are denied. The picker shows only the cards that have every requested type;
 /// the person ticks the ones to share (or none).
 struct ConsentRoutes {
-    let state: ServerState
-    let person: PersonRoutes
+    let pending: PendingRequests
+    let consent: ConsentManager
+    let pages: PersonPages
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/consent/{id}") { _, context -> Response in
-            guard let r = state.pending.authorization(context.parameters.get("id") ?? ""), r.state == .pending,
-                let app = try? await state.consent.app(r.appID).registration
-            else { return person.notFound(context) }
-            let grants = Dictionary(try await state.consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
-            let types = r.types.map { t -> [String: Any] in
-                [
-                    "name": t.name, "title": TypeDescriptions.title(t), "about": TypeDescriptions.about(t),
-                    "sensitivity": TypeDescriptions.sensitivity(t).rawValue, "high": TypeDescriptions.sensitivity(t) == .high,
-                    "required": app.requiredTypes.contains(t), "on": grants[t]?.decision == .allowed,
-                ]
-            }
+            guard let r = pending.authorization(context.parameters.get("id") ?? ""), r.state == .pending,
+                let app = try? await consent.app(r.appID).registration
+            else { return pages.notFound(context) }
+            let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
             let share = r.types.contains { grants[$0]?.newData == .share }
-            return person.page(context, "consent", [
-                "title": "\(app.name) would like to access your health records", "id": r.id, "action": "/consent/\(r.id)", "app": app.name, "purpose": app.purpose,
-                "privacy": app.privacyPolicyURL.absoluteString, "types": types, "hasRequired": !app.requiredTypes.isDisjoint(with: r.types),
-                "share": share, "ask": !share,
-            ])
+            return pages.page(context, ConsentPage(
+                title: "\(app.name) would like to access your health records", id: r.id, action: "/consent/\(r.id)", app: app.name, purpose: app.purpose,
+                privacy: app.privacyPolicyURL.absoluteString,
+                types: r.types.map { ConsentPage.TypeChoice($0, required: app.requiredTypes.contains($0), on: grants[$0]?.decision == .allowed) },
+                hasRequired: !app.requiredTypes.isDisjoint(with: r.types), share: share))
         }
-        group.post("/consent/{id}") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/consent/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard let r = state.pending.authorization(id), r.state == .pending, let app = try? await state.consent.app(r.appID).registration else {
-                return person.notFound(context)
+            guard let r = pending.authorization(id), r.state == .pending, let app = try? await consent.app(r.appID).registration else {
+                return pages.notFound(context)
             }
             let picked = form["action"] == "deny" ? [] : Set(form.all("allow"))
             let allow = Set(r.types.filter { picked.contains($0.name) })
@@ -46,48 +38,43 @@ struct ConsentRoutes {
             let newData: NewDataPolicy = form["newData"] == "share" ? .share : .ask
             var outcome = AuthorizationRequest.State.completed
             do {
-                try await state.consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData))
+                try await consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData))
             } catch ConsentError.requiredAuthorizationDenied {
                 outcome = .requiredAuthorizationDenied
             }
-            _ = state.pending.answerAuthorization(id, state: outcome)
+            _ = pending.answerAuthorization(id, state: outcome)
             if let redirect = r.redirectURI { return PageRenderer.redirect(Self.append(redirect, "authorization_request", id)) }
             let message = outcome == .completed
                 ? "Your choices are saved. You can change them at any time on the Apps page. You can return to \(app.name) now."
                 : "Your choices are saved. \(app.name) cannot work without some of the types you turned off, so it will tell you it could not get access."
-            return person.page(context, "message", ["title": "Done", "message": message])
+            return pages.message(context, "Done", message)
         }
         group.get("/share/{id}") { _, context -> Response in
-            guard let r = state.pending.cards(context.parameters.get("id") ?? ""), r.state == .pending,
-                let app = try? await state.consent.app(r.appID).registration
-            else { return person.notFound(context) }
-            let cards = try await state.consent.offeredCards(for: r.request)
-            return person.page(context, "share", [
-                "title": "Share verifiable records with \(app.name)", "id": r.id, "app": app.name, "purpose": app.purpose,
-                "privacy": app.privacyPolicyURL.absoluteString, "cards": cards.map(PersonRoutes.cardValues), "empty": cards.isEmpty,
-                "types": r.request.recordTypes.joined(separator: ", "),
-            ])
+            guard let r = pending.cards(context.parameters.get("id") ?? ""), r.state == .pending,
+                let app = try? await consent.app(r.appID).registration
+            else { return pages.notFound(context) }
+            let cards = try await consent.offeredCards(for: r.request)
+            return pages.page(context, SharePage(
+                title: "Share verifiable records with \(app.name)", id: r.id, app: app.name, purpose: app.purpose,
+                privacy: app.privacyPolicyURL.absoluteString, cards: cards.map(CardSummary.init), types: r.request.recordTypes.joined(separator: ", ")))
         }
-        group.post("/share/{id}") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/share/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard let r = state.pending.cards(id), r.state == .pending, let app = try? await state.consent.app(r.appID).registration else {
-                return person.notFound(context)
+            guard let r = pending.cards(id), r.state == .pending, let app = try? await consent.app(r.appID).registration else {
+                return pages.notFound(context)
             }
             let picked = form["action"] == "none" ? [] : form.all("card")
             let token: String
-            do { token = try await state.consent.shareCards(r.request, picked: picked) } catch ConsentError.cardNotOffered {
-                return person.page(context, "message", ["title": "Not shared", "message": "A card you picked is not one this request offers. Nothing was shared."])
+            do { token = try await consent.shareCards(r.request, picked: picked) } catch ConsentError.cardNotOffered {
+                return pages.message(context, "Not shared", "A card you picked is not one this request offers. Nothing was shared.")
             }
-            _ = state.pending.answerCards(id, token: token)
+            _ = pending.answerCards(id, token: token)
             if let redirect = r.redirectURI { return PageRenderer.redirect(Self.append(redirect, "verifiable_record_request", id)) }
             let n = picked.count
-            return person.page(context, "message", [
-                "title": "Done",
-                "message": n == 0 ? "Nothing was shared. You can return to \(app.name) now."
-                    : "\(n) record\(n == 1 ? " is" : "s are") ready for \(app.name) to collect once. You can return to it now.",
-            ])
+            return pages.message(
+                context, "Done",
+                n == 0 ? "Nothing was shared. You can return to \(app.name) now."
+                    : "\(n) record\(n == 1 ? " is" : "s are") ready for \(app.name) to collect once. You can return to it now.")
         }
     }
 

@@ -39,9 +39,4 @@ struct FormFields: Sendable {
         allowed.insert(charactersIn: "-._~/")
         return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
-
-    /// Checks the form's anti-forgery token against the session's.
-    func checkCSRF(_ session: PersonSession?) throws(PageError) {
-        guard let session, let sent = self["csrf"], SecretToken.equal(sent, session.csrfToken) else { throw .forgedForm }
-    }
 }

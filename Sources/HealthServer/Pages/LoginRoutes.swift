@@ -13,7 +13,12 @@ import Hummingbird
 /// out: another address, or a session the person's device already holds, still works. The
 /// cookie is `Secure` with the `__Host-` prefix when the public URL is https.
 struct LoginRoutes {
-    let state: ServerState
+    let person: PersonAccess
+    let failures: FailureThrottle
+    let renderer: PageRenderer
+    /// The token that signs the person in.
+    let personToken: String
+    let formLimit: Int
 
     func register(on router: Router<HealthRequestContext>) {
         router.get("/login") { request, context -> Response in
@@ -28,20 +33,20 @@ struct LoginRoutes {
             return response
         }
         router.post("/login") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
+            let form = try await FormFields.read(request, limit: formLimit)
             var response = try await signIn(token: form["token"] ?? "", next: form["next"], from: context.clientAddress)
             PageHeaders.add(to: &response)
             return response
         }
         router.post("/logout") { request, _ -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            guard let cookie = request.cookies[state.sessionCookie.name]?.value, let session = await state.sessions.session(cookie: cookie) else {
+            let form = try await FormFields.read(request, limit: formLimit)
+            guard let cookie = request.cookies[person.cookie.name]?.value, let session = await person.sessions.session(cookie: cookie) else {
                 return PageRenderer.redirect("/login")
             }
-            try form.checkCSRF(session)
-            try await state.sessions.end(cookie: cookie)
+            try PersonPages.checkForm(token: form["csrf"], session)
+            try await person.sessions.end(cookie: cookie)
             var response = PageRenderer.redirect("/login")
-            response.setCookie(state.sessionCookie.cookie(value: "", maxAge: 0))
+            response.setCookie(person.cookie.cookie(value: "", maxAge: 0))
             return response
         }
     }
@@ -49,26 +54,24 @@ struct LoginRoutes {
     private func signIn(token: String, next: String?, from address: String) async throws -> Response {
         // Checked before the token is: a throttled address learns nothing until it has waited.
         let keys = [ThrottleKey.address(address), .credential("person", from: address)]
-        if let wait = state.authFailures.wait(keys) {
+        if let wait = failures.wait(keys) {
             var response = form(next: next, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
             response.headers[.retryAfter] = String(wait)
             return response
         }
-        guard SecretToken.equal(token, state.configuration.personToken) else {
-            state.authFailures.fail(keys)
+        guard SecretToken.equal(token, personToken) else {
+            failures.fail(keys)
             return form(next: next, error: "That is not the sign-in token this server printed.", status: .unauthorized)
         }
-        state.authFailures.succeed([keys[1]])
-        let cookie = try await state.sessions.start()
+        failures.succeed([keys[1]])
+        let cookie = try await person.sessions.start()
         var response = PageRenderer.redirect(Self.safeNext(next))
-        response.setCookie(state.sessionCookie.cookie(value: cookie, maxAge: state.sessions.lifetimeSeconds))
+        response.setCookie(person.cookie.cookie(value: cookie, maxAge: person.sessions.lifetimeSeconds))
         return response
     }
 
     private func form(next: String?, error: String?, status: HTTPResponse.Status = .ok) -> Response {
-        var values: [String: Any] = ["title": "Sign in", "next": Self.safeNext(next)]
-        if let error { values["error"] = error }
-        return state.pages.page("login", values, status: status)
+        renderer.page(LoginPage(next: Self.safeNext(next), error: error), session: nil, status: status)
     }
 
     /// A path on this server to go to after signing in; anything else becomes `/`.
@@ -89,4 +92,12 @@ struct LoginRoutes {
         guard !decoded.hasPrefix("//"), !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\\" }) else { return "/" }
         return next
     }
+}
+
+/// The sign-in page.
+struct LoginPage: PageContent {
+    static let template = "login"
+    let title = "Sign in"
+    let next: String
+    let error: String?
 }

@@ -43,9 +43,11 @@ struct PageRenderer: Sendable {
         return PageRenderer(library: library, styleSheet: try read("static/style.css"), openAPI: try read("openapi.json"))
     }
 
-    /// An HTML page from a template; `values` are what the template names.
-    func page(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        let html = library.render(values, withTemplate: template) ?? "<!doctype html><title>Error</title><p>Missing page template."
+    /// An HTML page; `session` is the signed-in person's (its forms carry its token), `nil` on
+    /// the pages of someone not signed in.
+    func page<Content: PageContent>(_ content: Content, session: PersonSession?, status: HTTPResponse.Status = .ok) -> Response {
+        let frame = PageFrame(content: content, signedIn: session != nil, csrf: session?.csrfToken ?? "")
+        let html = library.render(frame, withTemplate: Content.template) ?? "<!doctype html><title>Error</title><p>Missing page template."
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))

@@ -7,63 +7,60 @@ import ProviderSync
 /// the browser back to `/providers/callback`), sync now, remove. Behind the person's sign-in
 /// and CSRF checks like every page; the provider's tokens never reach the browser.
 struct ProviderRoutes {
-    let state: ServerState
-    let person: PersonRoutes
+    /// Providers, their sign-ins and what their syncs store.
+    let store: any HealthStore
+    let sync: SyncScheduler
+    let address: ServerAddress
+    let pages: PersonPages
+    /// Whether providers on this machine's own addresses may be added (tests and demos).
+    let allowLoopback: Bool
 
-    var redirectURI: String { state.baseURL + "/providers/callback" }
+    var redirectURI: String { address.baseURL + "/providers/callback" }
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/providers") { request, context -> Response in
             // Notices are chosen by code: a link cannot put words of its own on the page.
             try await list(context, notice: request.uri.queryParameters.get("notice").flatMap { Self.notices[$0] })
         }
-        group.post("/providers") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/providers") { form, context -> Response in
             var new = ProviderDirectory.NewProvider(fhirBase: form["fhirBase"] ?? "")
             new.name = form["name"].flatMap { $0.isEmpty ? nil : $0 }
             new.clientID = form["clientId"].flatMap { $0.isEmpty ? nil : $0 }
             if let secret = form["clientSecret"], !secret.isEmpty { new.client = .secret(secret) }
-            new.allowLoopback = state.configuration.allowLoopbackProviders
+            new.allowLoopback = allowLoopback
             let provider: ProviderConnection
-            do { provider = try await ProviderDirectory(store: state.store, clock: clock).add(new) } catch {
+            do { provider = try await ProviderDirectory(store: store, clock: clock).add(new) } catch {
                 return try await list(context, error: "\(error)", form: form, status: .badRequest)
             }
             return try await connect(provider.id, context)
         }
-        group.post("/providers/{id}/connect") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/providers/{id}/connect") { form, context -> Response in
             return try await connect(context.parameters.get("id") ?? "", context)
         }
         group.get("/providers/callback") { request, context -> Response in
             let query = request.uri.query ?? ""
-            let signIn = ProviderSignIn(store: state.store, clock: clock)
+            let signIn = ProviderSignIn(store: store, clock: clock)
             let stateValue = request.uri.queryParameters.get("state") ?? ""
             do {
                 guard let provider = try await signIn.provider(forState: stateValue) else {
                     throw ProviderSyncError.signIn("this sign-in is not one this server started (or it was finished already)")
                 }
                 let connected = try await signIn.complete(providerID: provider.id, callbackQuery: query)
-                await state.providerSync.syncNow(connected.id)
+                await sync.syncNow(connected.id)
                 return PageRenderer.redirect("/providers?notice=connected")
             } catch {
                 return try await list(context, error: "\(error)", status: .badRequest)
             }
         }
-        group.post("/providers/{id}/sync") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/providers/{id}/sync") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard try await state.store.provider(id: id) != nil else { return person.notFound(context) }
-            let started = await state.providerSync.syncNow(id)
+            guard try await store.provider(id: id) != nil else { return pages.notFound(context) }
+            let started = await sync.syncNow(id)
             return PageRenderer.redirect("/providers?notice=" + (started ? "sync-started" : "sync-running"))
         }
-        group.post("/providers/{id}/remove") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/providers/{id}/remove") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            do { _ = try await ProviderDirectory(store: state.store, clock: clock).remove(id: id, deleteRecords: false) } catch {
+            do { _ = try await ProviderDirectory(store: store, clock: clock).remove(id: id, deleteRecords: false) } catch {
                 return try await list(context, error: "\(error)", status: .badRequest)
             }
             return PageRenderer.redirect("/providers?notice=removed")
@@ -71,13 +68,13 @@ struct ProviderRoutes {
     }
 
     private var clock: @Sendable () -> Date {
-        let storeClock = state.store.clock
+        let storeClock = store.clock
         return { storeClock.now }
     }
 
     private func connect(_ id: String, _ context: HealthRequestContext) async throws -> Response {
         do {
-            let url = try await ProviderSignIn(store: state.store, clock: clock).begin(providerID: id, redirectURI: redirectURI)
+            let url = try await ProviderSignIn(store: store, clock: clock).begin(providerID: id, redirectURI: redirectURI)
             return PageRenderer.redirect(url.absoluteString)
         } catch {
             return try await list(context, error: "\(error)", status: .badRequest)
@@ -87,30 +84,18 @@ struct ProviderRoutes {
     private func list(
         _ context: HealthRequestContext, notice: String? = nil, error: String? = nil, form: FormFields? = nil, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let providers = try await state.store.providers()
-        var rows: [[String: Any]] = []
+        let providers = try await store.providers()
+        var rows: [ProvidersPage.Provider] = []
         for p in providers {
-            let syncing = await state.providerSync.isRunning(p.id)
-            let last = await state.providerSync.lastReport(p.id)
-            var row: [String: Any] = [
-                "id": p.id, "name": p.name, "fhirBase": p.fhirBase, "status": p.status.rawValue,
-                "statusText": Self.statusText(p.status), "lastSync": p.lastSync.map(PersonRoutes.shortDate) ?? "never", "syncing": syncing,
-                "canSignIn": p.access == .signIn, "connectLabel": p.status == .connected ? "Sign in again" : "Sign in", "canSync": p.status == .connected,
-            ]
-            // Mustache takes "" for true: absent values are left out, not empty.
-            if let detail = p.statusDetail, !detail.isEmpty { row["statusDetail"] = detail }
-            if let last { row["lastResult"] = Self.result(last) }
-            rows.append(row)
+            rows.append(ProvidersPage.Provider(
+                p, syncing: await sync.isRunning(p.id), lastResult: await sync.lastReport(p.id).map(Self.result), statusText: Self.statusText(p.status)))
         }
-        var values: [String: Any] = [
-            "title": "Providers", "providers": rows, "empty": rows.isEmpty, "redirectURI": redirectURI,
-            "fhirBase": form?["fhirBase"] ?? "", "providerName": form?["name"] ?? "", "clientId": form?["clientId"] ?? "",
-        ]
-        if let notice { values["notice"] = notice }
-        if let error { values["error"] = error }
-        var response = person.page(context, "providers", values)
-        response.status = status
-        return response
+        return pages.page(
+            context,
+            ProvidersPage(
+                providers: rows, redirectURI: redirectURI, fhirBase: form?["fhirBase"] ?? "", providerName: form?["name"] ?? "",
+                clientId: form?["clientId"] ?? "", notice: notice, error: error),
+            status: status)
     }
 
     static func statusText(_ status: ProviderConnection.Status) -> String {

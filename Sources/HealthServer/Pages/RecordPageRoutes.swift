@@ -7,8 +7,8 @@ import Hummingbird
 /// The person's pages about records: one record in full, a test's trend, the summary of the most
 /// frequent labs and vitals, and search. The person reads their own store (not audited).
 struct RecordPageRoutes {
-    let state: ServerState
-    let person: PersonRoutes
+    let records: any RecordReading & SampleStorage
+    let pages: PersonPages
 
     /// Results per search page.
     static let pageSize = 50
@@ -22,33 +22,17 @@ struct RecordPageRoutes {
             let q = request.uri.queryParameters
             guard let source = q.get("source"), let type = q.get("type"), let id = q.get("id"),
                 let record = try await record(RecordIdentity(source: source, resourceType: FHIRResourceType(type), identifier: id))
-            else { return person.notFound(context) }
-            return person.page(context, "record", try await recordValues(record))
+            else { return pages.notFound(context) }
+            return pages.page(context, try await recordPage(record))
         }
         group.get("/trend") { request, context -> Response in
-            guard let key = request.uri.queryParameters.get("key") else { return person.notFound(context) }
-            let all = try await allSeries()
-            guard let series = all.first(where: { $0.key == key }) else { return person.notFound(context) }
-            return person.page(context, "trend", trendValues(series))
+            guard let key = request.uri.queryParameters.get("key") else { return pages.notFound(context) }
+            guard let series = try await series(key: key) else { return pages.notFound(context) }
+            return pages.page(context, TrendPage(series))
         }
         group.get("/summary") { _, context -> Response in
             let series = try await allSeries().sorted { $0.points.count > $1.points.count }.prefix(Self.summaryCount)
-            let items = series.map { s -> [String: Any] in
-                let last = s.points.last
-                let arrow: String
-                switch s.direction {
-                case .up?: arrow = "↑ up"
-                case .down?: arrow = "↓ down"
-                case .same?: arrow = "→ same"
-                case nil: arrow = ""
-                }
-                return [
-                    "name": s.name, "key": s.key, "link": "/trend?key=\(Self.encode(s.key))", "latest": last?.text ?? "", "date": last.map { PersonRoutes.shortDate($0.date) } ?? "",
-                    "count": s.points.count, "direction": arrow, "spark": TrendChart.sparkline(s), "flagged": last?.flagged ?? false,
-                    "range": s.range?.text ?? "", "hasRange": s.range != nil, "hasDirection": !arrow.isEmpty,
-                ]
-            }
-            return person.page(context, "summary", ["title": "Summary", "items": items, "empty": items.isEmpty])
+            return pages.page(context, SummaryPage(items: series.map(SummaryPage.Item.init)))
         }
         group.get("/search") { request, context -> Response in
             try await search(request, context)
@@ -58,7 +42,7 @@ struct RecordPageRoutes {
     // MARK: - One record
 
     func record(_ identity: RecordIdentity) async throws -> ClinicalRecord? {
-        try await state.store.records(RecordQuery(type: nil, predicate: .identity(source: identity.source, resourceType: identity.resourceType, identifier: identity.identifier), limit: 1)).first
+        try await records.records(RecordQuery(type: nil, predicate: .identity(source: identity.source, resourceType: identity.resourceType, identifier: identity.identifier), limit: 1)).first
     }
 
     static func link(_ identity: RecordIdentity) -> String {
@@ -71,36 +55,20 @@ struct RecordPageRoutes {
         return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? s
     }
 
-    func recordValues(_ r: ClinicalRecord) async throws -> [String: Any] {
+    /// A record's page: the records it refers to are read in one statement.
+    func recordPage(_ r: ClinicalRecord) async throws -> RecordPage {
         let details = RecordDetails(record: r)
-        var related: [[String: Any]] = []
-        for link in details.links.prefix(100) {
-            let identity = RecordIdentity(source: r.source.identifier, resourceType: FHIRResourceType(link.resourceType), identifier: link.identifier)
-            if let target = try await record(identity) {
-                let value = RecordDetails(record: target).values.first?.text ?? ""
-                related.append(["label": link.label, "name": target.displayName, "value": value, "link": Self.link(identity), "linked": true])
-            } else {
-                related.append(["label": link.label, "name": link.display ?? "\(link.resourceType)/\(link.identifier)", "value": "", "link": "", "linked": false])
+        let links = Array(details.links.prefix(100))
+        let identities = links.map { RecordIdentity(source: r.source.identifier, resourceType: FHIRResourceType($0.resourceType), identifier: $0.identifier) }
+        let found = Dictionary(try await records.records(identifiedBy: identities).map { ($0.identity, $0) }, uniquingKeysWith: { a, _ in a })
+        let related = zip(links, identities).map { link, identity -> RecordPage.Related in
+            guard let target = found[identity] else {
+                return RecordPage.Related(label: link.label, name: link.display ?? "\(link.resourceType)/\(link.identifier)", value: "", link: "", linked: false)
             }
+            let value = RecordDetails(record: target).values.first?.text ?? ""
+            return RecordPage.Related(label: link.label, name: target.displayName, value: value, link: Self.link(identity), linked: true)
         }
-        let json = (try? r.fhirResource.json()).map { JSONWriter.pretty(.object($0)) } ?? String(decoding: r.fhirResource.data, as: UTF8.self)
-        let series = details.quantity != nil ? TrendSeries.key(of: r, details: details) : nil
-        return [
-            "title": r.displayName, "name": r.displayName, "type": r.clinicalType.title, "resourceType": r.fhirResource.resourceType.rawValue,
-            "values": details.values.map { ["label": $0.label ?? "", "hasLabel": $0.label != nil, "text": $0.text] },
-            "hasValues": !details.values.isEmpty,
-            "ranges": details.ranges.map(\.text), "hasRanges": !details.ranges.isEmpty,
-            "flag": details.flag?.text ?? "", "flagged": details.flag?.isFlagged ?? false, "hasFlag": details.flag != nil,
-            "status": details.status ?? "", "hasStatus": details.status != nil,
-            "dates": details.dates.map { ["label": $0.label, "text": $0.text] },
-            "clinicalDate": PersonRoutes.shortDate(r.clinicalDate), "added": PersonRoutes.shortDate(r.addedDate),
-            "parties": details.parties.map { ["label": $0.label, "text": $0.text] }, "hasParties": !details.parties.isEmpty,
-            "source": r.source.name, "sourceID": r.source.identifier,
-            "codes": details.codes.map { ["system": $0.system, "code": $0.code, "name": $0.name ?? "—"] }, "hasCodes": !details.codes.isEmpty,
-            "related": related, "hasRelated": !related.isEmpty,
-            "trend": series.map { "/trend?key=\(Self.encode($0))" } ?? "", "hasTrend": series != nil,
-            "json": json,
-        ]
+        return RecordPage(r, details: details, related: related)
     }
 
     // MARK: - Trends
@@ -109,16 +77,36 @@ struct RecordPageRoutes {
     func allSeries() async throws -> [TrendSeries] {
         var series = TrendSeries.series(try await trendRecords())
         for type in QuantityType.allCases {
-            let samples = try await state.store.samples(QuantitySampleQuery(type: type, limit: Self.scanLimit, sort: SampleSort(.start, ascending: false)))
-            guard let unit = samples.first?.sample.unit else { continue }
-            let points = samples.compactMap { s -> TrendSeries.Point? in
-                guard s.sample.unit == unit, let v = s.sample.doubleValue, v.isFinite else { return nil }
-                return TrendSeries.Point(date: s.sample.startDate, value: v, text: "\(s.sample.value) \(unit)", identity: nil, flagged: false)
-            }
-            guard !points.isEmpty else { continue }
-            series.append(TrendSeries(key: "sample:" + type.rawValue, name: Self.sampleName(type), unit: unit, points: points, range: nil))
+            if let s = try await sampleSeries(type) { series.append(s) }
         }
         return series
+    }
+
+    /// One series by its key: a device type's samples, or the records of one code (only its
+    /// points are made).
+    func series(key: String) async throws -> TrendSeries? {
+        if key.hasPrefix("sample:") {
+            guard let type = QuantityType(rawValue: String(key.dropFirst(7))) else { return nil }
+            return try await sampleSeries(type)
+        }
+        let members = try await trendRecords().filter { record in
+            guard record.clinicalDate != nil else { return false }
+            let details = RecordDetails(record: record)
+            return details.quantity != nil && TrendSeries.key(of: record, details: details) == key
+        }
+        return TrendSeries.series(members).first { $0.key == key }
+    }
+
+    /// A device type's samples, newest first up to the scan limit, as one series.
+    func sampleSeries(_ type: QuantityType) async throws -> TrendSeries? {
+        let samples = try await records.samples(QuantitySampleQuery(type: type, limit: Self.scanLimit, sort: SampleSort(.start, ascending: false)))
+        guard let unit = samples.first?.sample.unit else { return nil }
+        let points = samples.compactMap { s -> TrendSeries.Point? in
+            guard s.sample.unit == unit, let v = s.sample.doubleValue, v.isFinite else { return nil }
+            return TrendSeries.Point(date: s.sample.startDate, value: v, text: "\(s.sample.value) \(unit)", identity: nil, flagged: false)
+        }
+        guard !points.isEmpty else { return nil }
+        return TrendSeries(key: "sample:" + type.rawValue, name: Self.sampleName(type), unit: unit, points: points, range: nil)
     }
 
     static func sampleName(_ type: QuantityType) -> String {
@@ -127,21 +115,11 @@ struct RecordPageRoutes {
 
     /// Lab results and vital signs, newest first up to the scan limit.
     func trendRecords() async throws -> [ClinicalRecord] {
-        var records: [ClinicalRecord] = []
+        var found: [ClinicalRecord] = []
         for type in [ClinicalType.labResult, .vitalSign] {
-            records += try await state.store.records(RecordQuery(type: type, limit: Self.scanLimit, sort: RecordSort(.clinical, ascending: false)))
+            found += try await records.records(RecordQuery(type: type, limit: Self.scanLimit, sort: RecordSort(.clinical, ascending: false)))
         }
-        return records
-    }
-
-    func trendValues(_ s: TrendSeries) -> [String: Any] {
-        [
-            "title": s.name, "name": s.name, "unit": s.unit ?? "", "hasUnit": !(s.unit ?? "").isEmpty, "chart": TrendChart.svg(s, id: "trend"), "range": s.range?.text ?? "",
-            "hasRange": s.range != nil, "description": TrendChart.description(s),
-            "rows": s.points.reversed().map { p -> [String: Any] in
-                ["date": PersonRoutes.shortDate(p.date), "value": p.text, "flagged": p.flagged, "link": p.identity.map(Self.link) ?? "", "linked": p.identity != nil]
-            },
-        ]
+        return found
     }
 
     // MARK: - Search
@@ -166,7 +144,7 @@ struct RecordPageRoutes {
                 type: category, predicate: predicates.isEmpty ? nil : predicates.count == 1 ? predicates[0] : .and(predicates), limit: Self.scanLimit,
                 sort: RecordSort(.clinical, ascending: false))
             let needle = text.lowercased()
-            matches = try await state.store.records(query).filter { r in
+            matches = try await records.records(query).filter { r in
                 guard !needle.isEmpty else { return true }
                 if r.displayName.lowercased().contains(needle) { return true }
                 return RecordDetails(record: r).codes.contains { $0.code.lowercased() == needle || ($0.name?.lowercased().contains(needle) ?? false) }
@@ -183,14 +161,13 @@ struct RecordPageRoutes {
             if let to { parts.append("to=\(Self.encode(to.text))") }
             return "/search?" + parts.joined(separator: "&")
         }
-        let sources = try await state.store.sources()
-        return person.page(context, "search", [
-            "title": "Search", "q": text, "from": from?.text ?? "", "to": to?.text ?? "", "searched": searched,
-            "categories": ClinicalType.allCases.map { ["name": $0.name, "title": $0.title, "selected": $0 == category] },
-            "sources": sources.map { ["id": $0.identifier, "name": $0.name, "selected": $0.identifier == source] },
-            "results": shown.map { person.recordRow($0) }, "count": matches.count, "none": searched && matches.isEmpty,
-            "page": page, "pages": pages, "hasPrevious": page > 1, "hasNext": page < pages,
-            "previous": pageLink(page - 1), "next": pageLink(page + 1), "capped": matches.count >= Self.scanLimit,
-        ])
+        let sources = try await records.sources()
+        return self.pages.page(context, SearchPage(
+            q: text, from: from?.text ?? "", to: to?.text ?? "", searched: searched,
+            categories: ClinicalType.allCases.map { SearchPage.Choice(id: "", name: $0.name, title: $0.title, selected: $0 == category) },
+            sources: sources.map { SearchPage.Choice(id: $0.identifier, name: $0.name, title: "", selected: $0.identifier == source) },
+            results: shown.map(RecordRow.init), count: matches.count, none: searched && matches.isEmpty,
+            page: page, pages: pages, hasPrevious: page > 1, hasNext: page < pages,
+            previous: pageLink(page - 1), next: pageLink(page + 1), capped: matches.count >= Self.scanLimit))
     }
 }

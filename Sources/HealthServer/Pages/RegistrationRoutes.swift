@@ -8,26 +8,21 @@ import Hummingbird
 /// category; its scopes and the person's consent page narrow that. A confidential app's secret
 /// is shown once, on the answer page.
 struct RegistrationRoutes {
-    let state: ServerState
-    let person: PersonRoutes
+    let consent: ConsentManager
+    let address: ServerAddress
+    let pages: PersonPages
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/apps/register") { _, context -> Response in
-            person.page(context, "register", ["title": "Register an app"])
+            pages.page(context, RegisterPage(values: FormFields(), error: nil))
         }
-        group.post("/apps/register") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(group, "/apps/register") { form, context -> Response in
             let redirects = (form["redirectUris"] ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             let clientType = ClientType(rawValue: form["clientType"] ?? "") ?? .public
             let jwks = form["jwks"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
             let jwksURI = form["jwksUri"].flatMap { $0.isEmpty ? nil : $0 }
             func again(_ error: String) -> Response {
-                var values: [String: Any] = ["title": "Register an app", "error": error]
-                for key in ["name", "purpose", "privacyUrl", "redirectUris", "jwks", "jwksUri"] { values[key] = form[key] ?? "" }
-                var response = person.page(context, "register", values)
-                response.status = .badRequest
-                return response
+                pages.page(context, RegisterPage(values: form, error: error), status: .badRequest)
             }
             guard let privacy = URL(string: form["privacyUrl"] ?? "") else { return again("The privacy policy URL is not a URL.") }
             var uris: [URL] = []
@@ -43,7 +38,7 @@ struct RegistrationRoutes {
             }
             let credentials: AppCredentials
             do {
-                credentials = try await state.consent.register(
+                credentials = try await consent.register(
                     name: form["name"] ?? "", purpose: form["purpose"] ?? "", privacyPolicyURL: privacy,
                     requestedTypes: Set(ConsentCategory.allCases.map(HealthDataType.init)), redirectURIs: uris, clientType: clientType,
                     jwks: clientType == .confidentialAsymmetric ? jwks : nil, jwksURI: clientType == .confidentialAsymmetric ? keysURL : nil)
@@ -51,9 +46,7 @@ struct RegistrationRoutes {
                 return again("The app was not registered: \(e.description).")
             }
             let secret = clientType == .confidentialSymmetric ? " Its client secret, shown only now: \(credentials.secret)" : ""
-            return person.page(context, "message", [
-                "title": "Registered", "message": "The app's client id is \(credentials.appID).\(secret) It connects at \(state.baseURL)/fhir.",
-            ])
+            return pages.message(context, "Registered", "The app's client id is \(credentials.appID).\(secret) It connects at \(address.baseURL)/fhir.")
         }
     }
 }

@@ -121,7 +121,7 @@ enum TrendChart {
         return String(format: abs(v) < 10 ? "%.2f" : "%.1f", v)
     }
 
-    static func day(_ d: Date) -> String { PersonRoutes.shortDate(d) }
+    static func day(_ d: Date) -> String { PageDates.short(d) }
 
     static func escape(_ s: String) -> String {
         var out = ""

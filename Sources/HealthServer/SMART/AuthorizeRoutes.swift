@@ -15,37 +15,40 @@ import SMARTAuthorization
 /// The app gets a code whatever the person chose — categories turned off look like no data —
 /// which it exchanges at `/token` within a minute.
 struct AuthorizeRoutes {
-    let state: ServerState
-    let person: PersonRoutes
+    /// Apps, and the pending requests and codes kept as credentials.
+    let store: any ConsentStorage & CredentialStorage
+    let clock: HealthClock
+    let consent: ConsentManager
+    let person: PersonAccess
+    let pages: PersonPages
+    let address: ServerAddress
 
     /// How long the consent page waits for the person.
     static let pendingLifetime: TimeInterval = 15 * 60
     /// How long a code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
 
-    func register(on router: Router<HealthRequestContext>, pages: RouterGroup<HealthRequestContext>) {
+    func register(on router: Router<HealthRequestContext>, signedIn: RouterGroup<HealthRequestContext>) {
         router.get("/authorize") { request, context -> Response in
             var response = try await authorize(FormFields.parse(request.uri.query ?? ""), request: request, context: context)
             PageHeaders.add(to: &response)
             return response
         }
         router.post("/authorize") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
+            let form = try await FormFields.read(request, limit: pages.formLimit)
             var response = try await authorize(form, request: request, context: context)
             PageHeaders.add(to: &response)
             return response
         }
-        pages.post("/authorize/consent/{id}") { request, context -> Response in
-            let form = try await FormFields.read(request, limit: state.configuration.limits.maxBodyBytes)
-            try form.checkCSRF(context.session)
+        pages.post(signedIn, "/authorize/consent/{id}") { form, context -> Response in
             return try await decide(id: context.parameters.get("id") ?? "", form: form, context: context)
         }
     }
 
     private func authorize(_ fields: FormFields, request: Request, context: HealthRequestContext) async throws -> Response {
-        let endpoints = SMARTEndpoints(base: state.baseURL)
+        let endpoints = SMARTEndpoints(base: address.baseURL)
         var app: StoredApp?
-        if let id = fields["client_id"], fields.all("client_id").count == 1 { app = try? await state.store.app(id: id) }
+        if let id = fields["client_id"], fields.all("client_id").count == 1 { app = try? await store.app(id: id) }
         let parameters: AuthorizationParameters
         let scopes: ScopeRequest
         do throws(AuthorizationParameters.Failure) {
@@ -54,7 +57,7 @@ struct AuthorizeRoutes {
                 throw AuthorizationParameters.Failure.redirect(error: "invalid_scope", description: error.description, state: parameters.state)
             }
         } catch .unsafe(let why) {
-            return state.pages.page("message", ["title": "This app's request cannot be used", "message": "Nothing was shared: \(why)."], status: .badRequest)
+            return pages.renderer.page(MessagePage(title: "This app's request cannot be used", message: "Nothing was shared: \(why)."), session: nil, status: .badRequest)
         } catch .redirect(let error, let description, let appState) {
             // Only reached once the redirect URI matched a registered one exactly.
             return PageRenderer.redirect(
@@ -62,15 +65,15 @@ struct AuthorizeRoutes {
         }
         guard let app = app?.registration else { return PageRenderer.redirect("/login") }
         // The person signs in first, then comes back to this very request.
-        guard let cookie = request.cookies[state.sessionCookie.name]?.value, let session = await state.sessions.session(cookie: cookie) else {
+        guard let session = await person.session(request) else {
             let query = fields.pairs.map { FormFields.encode($0.0) + "=" + FormFields.encode($0.1) }.joined(separator: "&")
             return PageRenderer.redirect("/login?next=" + FormFields.encode("/authorize?" + query))
         }
         let id = SecretToken.make()
-        _ = try await state.store.insertCredential(
+        _ = try await store.insertCredential(
             StoredCredential(
                 kind: .pendingAuthorization, digest: SecretToken.digest(id), appID: app.id, family: SecretToken.digest(id),
-                expires: state.store.clock.now.addingTimeInterval(Self.pendingLifetime), details: parameters.json))
+                expires: clock.now.addingTimeInterval(Self.pendingLifetime), details: parameters.json))
         return try await consentPage(id: id, app: app, categories: Self.categories(scopes, app), session: session)
     }
 
@@ -80,38 +83,32 @@ struct AuthorizeRoutes {
     }
 
     private func consentPage(id: String, app: AppRegistration, categories: [HealthDataType], session: PersonSession) async throws -> Response {
-        let grants = Dictionary(try await state.consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
-        let types = categories.map { t -> [String: Any] in
-            [
-                "name": t.name, "title": TypeDescriptions.title(t), "about": TypeDescriptions.about(t),
-                "sensitivity": TypeDescriptions.sensitivity(t).rawValue, "high": TypeDescriptions.sensitivity(t) == .high,
-                "required": false, "on": grants[t]?.decision == .allowed,
-            ]
-        }
+        let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
         let share = categories.contains { grants[$0]?.newData == .share }
-        return state.pages.page("consent", [
-            "title": "\(app.name) would like to access your health records", "action": "/authorize/consent/\(id)", "app": app.name,
-            "purpose": app.purpose, "privacy": app.privacyPolicyURL.absoluteString, "types": types, "empty": categories.isEmpty,
-            "hasRequired": false, "share": share, "ask": !share, "signedIn": true, "csrf": session.csrfToken,
-        ])
+        return pages.renderer.page(
+            ConsentPage(
+                title: "\(app.name) would like to access your health records", id: "", action: "/authorize/consent/\(id)", app: app.name,
+                purpose: app.purpose, privacy: app.privacyPolicyURL.absoluteString,
+                types: categories.map { ConsentPage.TypeChoice($0, required: false, on: grants[$0]?.decision == .allowed) }, hasRequired: false, share: share),
+            session: session)
     }
 
     private func decide(id: String, form: FormFields, context: HealthRequestContext) async throws -> Response {
-        guard case .used(let pending) = try await state.store.useCredential(.pendingAuthorization, digest: SecretToken.digest(id)),
-            pending.expires > state.store.clock.now, let parameters = AuthorizationParameters(json: pending.details),
-            let app = try await state.store.app(id: parameters.clientID)?.registration, let scopes = try? ScopeRequest(parsing: parameters.scope)
-        else { return person.notFound(context) }
+        guard case .used(let pending) = try await store.useCredential(.pendingAuthorization, digest: SecretToken.digest(id)),
+            pending.expires > clock.now, let parameters = AuthorizationParameters(json: pending.details),
+            let app = try await store.app(id: parameters.clientID)?.registration, let scopes = try? ScopeRequest(parsing: parameters.scope)
+        else { return pages.notFound(context) }
         let offered = Self.categories(scopes, app)
         let picked = form["action"] == "deny" ? [] : Set(form.all("allow"))
         let allow = Set(offered.filter { picked.contains($0.name) })
         let deny = Set(offered).subtracting(allow)
         let newData: NewDataPolicy = form["newData"] == "share" ? .share : .ask
-        if !offered.isEmpty { _ = try? await state.consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData)) }
+        if !offered.isEmpty { _ = try? await consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData)) }
         let code = SecretToken.make()
         let digest = SecretToken.digest(code)
-        _ = try await state.store.insertCredential(
+        _ = try await store.insertCredential(
             StoredCredential(
-                kind: .authorizationCode, digest: digest, appID: app.id, family: digest, expires: state.store.clock.now.addingTimeInterval(Self.codeLifetime),
+                kind: .authorizationCode, digest: digest, appID: app.id, family: digest, expires: clock.now.addingTimeInterval(Self.codeLifetime),
                 details: parameters.json))
         return PageRenderer.redirect(AuthorizationParameters.redirect(parameters.redirectURI, [("code", code), ("state", parameters.state)]))
     }

@@ -11,7 +11,7 @@ import SMARTAuthorization
 /// an asymmetric client sends a signed assertion (`private_key_jwt`, ES384 or RS384), whose
 /// `jti` is refused the second time.
 struct ClientAuthentication {
-    let state: ServerState
+    let server: AuthorizationServer
 
     /// The app that authenticated; wrong credentials back off per address and client.
     func authenticate(_ form: FormFields, _ request: Request, _ context: HealthRequestContext) async throws(OAuthError) -> StoredApp {
@@ -32,19 +32,19 @@ struct ClientAuthentication {
         let address = ThrottleKey.address(context.clientAddress)
         let key = ThrottleKey.credential("client\u{0}" + claimed, from: context.clientAddress)
         let app: StoredApp?
-        do { app = try await state.store.app(id: claimed) } catch { throw .serverError }
+        do { app = try await server.store.app(id: claimed) } catch { throw .serverError }
         do throws(OAuthError) {
             guard let app else { throw .invalidClient("no such client") }
             // A client whose keys are at a URL costs a fetch to check: while its address (or it,
             // from there) backs off, nothing is fetched and nothing is checked.
-            if app.registration.jwksURI != nil, let wait = state.authFailures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
+            if app.registration.jwksURI != nil, let wait = server.failures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
             try await check(app, form: form, basic: basic)
-            state.authFailures.succeed([key])
+            server.failures.succeed([key])
             return app
         } catch {
             if case .serverError = error { throw error }
-            if let wait = state.authFailures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
-            state.authFailures.fail(app == nil ? [address] : [address, key])
+            if let wait = server.failures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
+            server.failures.fail(app == nil ? [address] : [address, key])
             throw error
         }
     }
@@ -65,15 +65,15 @@ struct ClientAuthentication {
                 throw .invalidClient("this client authenticates with a signed client assertion (private_key_jwt)")
             }
             let keys = try await keySet(registration, kid: ClientAssertion.claimedKeyID(assertion))
-            let endpoints = SMARTEndpoints(base: state.baseURL)
+            let endpoints = server.endpoints
             let verified: VerifiedAssertion
             do {
-                verified = try ClientAssertion.verify(assertion, clientID: registration.id, tokenEndpoint: endpoints.token, keys: keys, now: state.store.clock.now)
+                verified = try ClientAssertion.verify(assertion, clientID: registration.id, tokenEndpoint: endpoints.token, keys: keys, now: server.clock.now)
             } catch { throw .invalidClient("the client assertion was refused: \(error.description)") }
             let seen = Data(SHA256.hash(data: Data((registration.id + "\u{0}" + verified.jti).utf8)))
             let fresh: Bool
             do {
-                fresh = try await state.store.insertCredential(
+                fresh = try await server.store.insertCredential(
                     StoredCredential(kind: .assertionID, digest: seen, appID: registration.id, family: seen, expires: verified.exp, details: Data("{}".utf8)))
             } catch { throw .serverError }
             guard fresh else { throw .invalidClient("the client assertion's jti was used before") }
@@ -88,10 +88,10 @@ struct ClientAuthentication {
             do { return try ClientKeySet(json: jwks) } catch { throw .invalidClient("the client's key set is unusable: \(error)") }
         }
         guard let url = app.jwksURI else { throw .invalidClient("the client registered no keys") }
-        switch await state.clientKeySets.keys(at: url, kid: kid) {
+        switch await server.keySets.keys(at: url, kid: kid) {
         case .success(let keys): return keys
         case .failure(let unavailable):
-            state.logger.warning("client keys unavailable", metadata: ["app": "\(app.id)", "detail": "\(unavailable.detail)"])
+            server.logger.warning("client keys unavailable", metadata: ["app": "\(app.id)", "detail": "\(unavailable.detail)"])
             throw .invalidClient("the client's keys could not be obtained")
         }
     }

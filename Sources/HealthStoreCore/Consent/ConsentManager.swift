@@ -60,6 +60,12 @@ public struct ConsentManager: Sendable {
         AppView(app: try await app(appID).registration, store: store, anchors: try await anchorSealer())
     }
 
+    /// The view of the store an app has, made from its row as just read (a request that
+    /// checked the app's access revision has it already).
+    public func view(of app: StoredApp) async throws -> AppView {
+        AppView(app: app.registration, store: store, anchors: try await anchorSealer())
+    }
+
     // MARK: Grants
 
     /// Records the person's decision on an app's request. Types not named stay undecided;

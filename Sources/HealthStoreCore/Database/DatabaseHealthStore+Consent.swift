@@ -22,7 +22,8 @@ extension DatabaseHealthStore {
         q += q.scope() + " AND id = " + q.bind(id)
         let sealer = self.sealer
         let final = q
-        return try await read { session in try await session.row(final).map { try Self.app($0, sealer) } }
+        let remembered = self.remembered
+        return try await read { session in try await session.row(final).map { try Self.app($0, sealer, remembered) } }
     }
 
     public func apps() async throws -> [StoredApp] {
@@ -30,23 +31,21 @@ extension DatabaseHealthStore {
         q += q.scope() + " ORDER BY registered_date, id" + dialect.byteOrder
         let sealer = self.sealer
         let final = q
-        return try await read { session in try await session.rows(final).map { try Self.app($0, sealer) } }
+        let remembered = self.remembered
+        return try await read { session in try await session.rows(final).map { try Self.app($0, sealer, remembered) } }
     }
 
-    static func app(_ row: SQLRow, _ sealer: any RecordSealer) throws -> StoredApp {
+    static func app(_ row: SQLRow, _ sealer: any RecordSealer, _ remembered: RememberedRows) throws -> StoredApp {
         let id = try row.string(0), digest = try row.data(1), registered = try row.double(2), details = try row.data(3)
         let revision = Int(try row.int(4))
         // Every authenticated request reads its app; opening and checking the details again
         // each time was a visible share of a request. A row's registration never changes.
         let key = AppRowKey(id: id, secretDigest: digest, registered: registered, details: details)
-        if let known = decodedApps.withLock({ $0[key] }) {
+        if let known = remembered.app(key) {
             return StoredApp(registration: known.registration, secretDigest: known.secretDigest, accessRevision: revision)
         }
         let app = try ConsentCoding.app(id: id, secretDigest: digest, registered: registered, details: try sealer.open(details), accessRevision: revision)
-        decodedApps.withLock { map in
-            if map.count >= 1024 { map.removeAll(keepingCapacity: true) }
-            map[key] = app
-        }
+        remembered.keep(app, for: key)
         return app
     }
 
@@ -220,12 +219,20 @@ extension DatabaseHealthStore {
         select += select.singleton
         let make = insert
         let find = select
-        if let secret = try await read({ session in try await session.row(find)?.data(0) }) { return secret }
-        return try await write { w in
-            try await w.session.run(make)
-            guard let secret = try await w.session.row(find)?.data(0) else { throw HealthStoreError.corruptRecord("the anchor secret is missing") }
-            return secret
+        // Made once per store and never changed: read once per store object.
+        if let known = remembered.anchorSecret { return known }
+        let secret: Data
+        if let stored = try await read({ session in try await session.row(find)?.data(0) }) {
+            secret = stored
+        } else {
+            secret = try await write { w in
+                try await w.session.run(make)
+                guard let secret = try await w.session.row(find)?.data(0) else { throw HealthStoreError.corruptRecord("the anchor secret is missing") }
+                return secret
+            }
         }
+        remembered.anchorSecret = secret
+        return secret
     }
 
     public func saveCardShare(_ share: CardShare) async throws {
@@ -251,14 +258,10 @@ extension DatabaseHealthStore {
     }
 }
 
-/// What identifies an app row's unchanging part (``DatabaseHealthStore/app(_:_:)``).
+/// What identifies an app row's unchanging part (``DatabaseHealthStore/app(_:_:_:)``).
 struct AppRowKey: Hashable, Sendable {
     let id: String
     let secretDigest: Data
     let registered: Double
     let details: Data
 }
-
-/// Apps decoded from their rows, shared by every store object in the process (a row's
-/// registration never changes; its access revision is read each time).
-let decodedApps = Mutex<[AppRowKey: StoredApp]>([:])

@@ -25,6 +25,32 @@ extension DatabaseHealthStore {
         return try await read { session in Int(try await session.row(q)?.int(0) ?? 0) }
     }
 
+    public func recordCounts() async throws -> [ClinicalType: Int] {
+        let q = RecordSQL(dialect: dialect, sealer: sealer).countsByType()
+        let rows = try await read { session in try await session.rows(q).map { (try $0.string(0), Int(try $0.int(1))) } }
+        var counts: [ClinicalType: Int] = [:]
+        for (type, n) in rows { if let t = ClinicalType(rawValue: type) { counts[t, default: 0] += n } }
+        return counts
+    }
+
+    public func latestRecords(perType limit: Int) async throws -> [ClinicalRecord] {
+        guard limit > 0 else {
+            if limit < 0 { throw HealthStoreError.invalidArgument("limit must not be negative") }
+            return []
+        }
+        let q = RecordSQL(dialect: dialect, sealer: sealer).latest(perType: limit)
+        let sealer = self.sealer
+        return try await read { session in try await session.rows(q).compactMap { try RowCoding.stored($0, sealer).clinicalRecord } }
+    }
+
+    public func records(identifiedBy identities: [RecordIdentity]) async throws -> [ClinicalRecord] {
+        guard identities.count <= 500 else { throw HealthStoreError.invalidArgument("at most 500 identities are looked up at once") }
+        guard !identities.isEmpty else { return [] }
+        let q = RecordSQL(dialect: dialect, sealer: sealer).identified(identities)
+        let sealer = self.sealer
+        return try await read { session in try await session.rows(q).compactMap { try RowCoding.stored($0, sealer).clinicalRecord } }
+    }
+
     public func resource(_ identity: RecordIdentity, visible windows: [TypeWindow<ConsentCategory>]?) async throws -> StoredResource? {
         var q = sql()
         RecordSQL.selectResources(into: &q)

@@ -72,6 +72,25 @@ extension DatabaseHealthStore {
         return records.filter(query.matches)
     }
 
+    public func verifiableRecord(identifier: String) async throws -> StoredVerifiableRecord? {
+        guard identifier.utf8.count <= 256, let identity = (try? Hex.decode(identifier)).map({ Data($0) }) else { return nil }
+        var q = sql("""
+            SELECT id, identity, record_types, issued_date, relevant_date, expiration_date, added_date, status, status_detail, details, jws
+            FROM verifiable_record WHERE 
+            """)
+        q += q.scope() + " AND identity = " + q.bind(identity)
+        let sealer = self.sealer
+        let final = q
+        return try await read { session in
+            try await session.row(final).map { row in
+                try VerifiableRecordCoding.stored(
+                    identity: try row.data(1), recordTypes: try row.string(2), issued: try row.double(3), relevant: try row.optionalDouble(4),
+                    expiration: try row.optionalDouble(5), added: try row.double(6), status: try row.string(7), statusDetail: try row.data(8),
+                    details: try row.data(9), jws: try row.data(10), sealer: sealer)
+            }
+        }
+    }
+
     public func deleteVerifiableRecord(identifier: String) async throws -> Bool {
         guard identifier.utf8.count <= 256, let identity = (try? Hex.decode(identifier)).map({ Data($0) }) else { return false }
         let deleted = try await write { w in

@@ -20,6 +20,10 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
     let audits = AuditQueue()
     /// Pages of resources read at the current anchor (FHIR searches repeat).
     let pageCache = ResourcePageCache()
+    /// Rows that never change once written, decoded once (never shared with another store object).
+    let remembered = RememberedRows()
+    /// Counts statements while a test asks it to.
+    package let statements = StatementCounter()
 
     /// The person whose store this is, on a database shared by many people; `nil` for a file.
     public var person: String? { database.dialect.person }
@@ -98,13 +102,15 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
     /// Runs reads; refuses a locked store before touching the database.
     func read<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
         if isLocked { throw HealthStoreError.storeLocked(path: location) }
-        return try await guarded { try await database.read(body) }
+        let statements = self.statements
+        return try await guarded { try await database.read { session in try await body(statements.counted(session)) } }
     }
 
     /// Runs reads that must agree with each other in one snapshot.
     func snapshot<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
         if isLocked { throw HealthStoreError.storeLocked(path: location) }
-        return try await guarded { try await database.snapshot(body) }
+        let statements = self.statements
+        return try await guarded { try await database.snapshot { session in try await body(statements.counted(session)) } }
     }
 
     /// Runs a write in one transaction holding the store's lock; the writer numbers changes
@@ -114,8 +120,10 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
         let dialect = self.dialect
         let sealer = self.sealer
         let location = self.location
+        let statements = self.statements
         return try await guarded {
-            try await database.transaction { session in
+            try await database.transaction { raw in
+                let session = statements.counted(raw)
                 let counter = dialect.anchorCounter
                 var lock = SQLStatement(dialect, "SELECT \(counter.column) FROM \(counter.table) WHERE ")
                 lock += lock.singleton + dialect.lockClause

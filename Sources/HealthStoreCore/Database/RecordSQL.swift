@@ -34,6 +34,36 @@ struct RecordSQL {
         return q
     }
 
+    /// `clinical_type, COUNT(*)` per clinical type.
+    func countsByType() -> SQLStatement {
+        var q = SQLStatement(dialect, "SELECT r.clinical_type, COUNT(*) FROM resource r WHERE ")
+        q += q.scope("r") + " AND r.clinical_type IS NOT NULL GROUP BY r.clinical_type"
+        return q
+    }
+
+    /// The newest `limit` records of each clinical type (clinical date descending, undated
+    /// last), ranked inside the database so only the page's rows are read and opened.
+    func latest(perType limit: Int) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        Self.selectResources(into: &q)
+        q += " WHERE " + q.scope("r") + " AND r.id IN (SELECT ranked.id FROM (SELECT x.id, ROW_NUMBER() OVER (PARTITION BY x.clinical_type"
+        q += " ORDER BY x.clinical_date DESC NULLS LAST, x.id DESC) AS n FROM resource x WHERE " + q.scope("x")
+        q += " AND x.clinical_type IS NOT NULL) ranked WHERE ranked.n <= " + q.bind(limit) + ")"
+        q += " ORDER BY r.clinical_type, r.clinical_date DESC NULLS LAST, r.id DESC"
+        return q
+    }
+
+    /// The records with these identities.
+    func identified(_ identities: [RecordIdentity]) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        Self.selectResources(into: &q)
+        q += " WHERE " + q.scope("r") + " AND r.clinical_type IS NOT NULL AND r.identity IN ("
+        var placeholders: [String] = []
+        for i in identities { placeholders.append(q.bind(sealer.identityKey([i.source, i.resourceType.rawValue, i.identifier]))) }
+        q += placeholders.joined(separator: ", ") + ")"
+        return q
+    }
+
     func added(_ query: AnchoredQuery) -> SQLStatement {
         var q = SQLStatement(dialect)
         Self.selectResources(into: &q)

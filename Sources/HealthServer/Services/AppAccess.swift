@@ -1,0 +1,141 @@
+import ClinicalRecords
+import Foundation
+import HealthStoreCore
+import Synchronization
+
+/// What apps hold in this process and how it ends: bearer tokens, the per-app rate, event
+/// streams, and — through the pending requests and webhooks — everything revocation must end.
+///
+/// Every app request reads the app's row once (``authenticate(_:kind:)``): that read both
+/// checks the token's access revision (a revocation in any process voids it at once) and
+/// makes the app's view, so no registration is cached here.
+final class AppAccess: Sendable {
+    /// Which API a bearer token is presented to: the app API takes client-credentials tokens
+    /// only; the FHIR API takes both kinds.
+    enum Audience: Sendable {
+        case appAPI
+        case fhir
+    }
+
+    /// Who a request's token stands for, once checked.
+    struct Caller: Sendable {
+        /// The app's view of the store (its grants, its audit).
+        let view: AppView
+        /// The access revision the token was issued under.
+        let revision: Int
+        /// What the token's scopes reach; `nil` for a client-credentials token.
+        let scopes: TokenScopes?
+    }
+
+    /// What checking an app's access revision found.
+    enum AccessCheck {
+        /// The revision is the app's current one.
+        case current
+        /// The app was revoked (from any process) or removed since; what it held is ended.
+        case revoked
+        /// The store could not be read now; nothing is ended.
+        case unavailable
+    }
+
+    let tokens: AccessTokens
+    let limiter: RateLimiter
+    let pending: PendingRequests
+    let webhooks: Webhooks
+    private let consent: ConsentManager
+    private let maxStreamsPerApp: Int
+    private let streams = Mutex<[String: [String: (revision: Int, end: @Sendable () -> Void)]]>([:])
+
+    init(tokens: AccessTokens, limiter: RateLimiter, consent: ConsentManager, pending: PendingRequests, webhooks: Webhooks, maxStreamsPerApp: Int) {
+        self.tokens = tokens
+        self.limiter = limiter
+        self.consent = consent
+        self.pending = pending
+        self.webhooks = webhooks
+        self.maxStreamsPerApp = maxStreamsPerApp
+    }
+
+    /// Checks a request's `Authorization: Bearer …` header: a live token for `audience`, issued
+    /// under the app's current access revision, within the app's rate.
+    ///
+    /// - Throws: ``APIError/invalidToken`` (no detail: a revoked token looks like any other bad
+    ///   one), ``APIError/rateLimited(retryAfterSeconds:)``, ``APIError/unavailable``.
+    func authenticate(_ authorization: String?, audience: Audience, facts: RequestFacts) async throws(APIError) -> Caller {
+        guard let header = authorization, header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw .invalidToken }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let found: AccessTokens.Entry?
+        do { found = try await tokens.entry(for: token) } catch { throw .unavailable }
+        guard let entry = found else { throw .invalidToken }
+        // SMART tokens are for the FHIR API; the app API takes client-credentials tokens only.
+        if audience == .appAPI, entry.scope != nil { throw .invalidToken }
+        let (check, app) = await current(appID: entry.appID, revision: entry.revision)
+        guard let stored = app else { throw check == .unavailable ? .unavailable : .invalidToken }
+        facts.appID = entry.appID
+        if let wait = limiter.take(entry.appID) { throw .rateLimited(retryAfterSeconds: wait) }
+        let view: AppView
+        do { view = try await consent.view(of: stored) } catch { throw .unavailable }
+        return Caller(view: view, revision: entry.revision, scopes: entry.scope.map(TokenScopes.init(scope:)))
+    }
+
+    /// Whether an app's access is still the one a token or stream was given under; when it was
+    /// revoked since, ends here what it held under older revisions.
+    func checkAccess(appID: String, revision: Int) async -> AccessCheck {
+        await current(appID: appID, revision: revision).check
+    }
+
+    /// The check, and the app's row when it is current.
+    private func current(appID: String, revision: Int) async -> (check: AccessCheck, app: StoredApp?) {
+        let stored: StoredApp?
+        do { stored = try await consent.store.app(id: appID) } catch { return (.unavailable, nil) }
+        guard let stored else {
+            endAllAccess(appID: appID)
+            return (.revoked, nil)
+        }
+        guard stored.accessRevision == revision else {
+            endAccess(appID: appID, before: stored.accessRevision)
+            return (.revoked, nil)
+        }
+        return (.current, stored)
+    }
+
+    /// Counts an event stream opened by an app, with what ends it; `nil` when the app holds
+    /// too many already, else the stream's id for ``closeStream(appID:id:)``.
+    func openStream(appID: String, revision: Int, end: @escaping @Sendable () -> Void) -> String? {
+        streams.withLock { map in
+            guard map[appID, default: [:]].count < maxStreamsPerApp else { return nil }
+            let id = SecretToken.make()
+            map[appID, default: [:]][id] = (revision, end)
+            return id
+        }
+    }
+
+    /// Counts an event stream closed.
+    func closeStream(appID: String, id: String) {
+        streams.withLock { map in
+            map[appID]?[id] = nil
+            if map[appID]?.isEmpty == true { map[appID] = nil }
+        }
+    }
+
+    /// Ends what an app holds in this process under access revisions older than `revision`:
+    /// event streams and webhooks (what it was given after the revocation stays). Tokens carry
+    /// the revision they were issued under and are checked against the app's current one on
+    /// every use (and revoking deletes them from the store).
+    func endAccess(appID: String, before revision: Int) {
+        let closers: [@Sendable () -> Void] = streams.withLock { map in
+            let old = (map[appID] ?? [:]).filter { $0.value.revision < revision }
+            for id in old.keys { map[appID]?[id] = nil }
+            if map[appID]?.isEmpty == true { map[appID] = nil }
+            return old.values.map(\.end)
+        }
+        for close in closers { close() }
+        webhooks.removeAll(appID: appID, before: revision)
+    }
+
+    /// Ends everything an app holds in this process, requests waiting for the person included:
+    /// the person revoked it here.
+    func endAllAccess(appID: String) {
+        endAccess(appID: appID, before: .max)
+        pending.removeAll(appID: appID)
+    }
+}
+
