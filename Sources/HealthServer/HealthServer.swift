@@ -100,6 +100,7 @@ public struct HealthServer: Sendable {
         let router = Router(context: HealthRequestContext.self)
         router.add(middleware: SMARTCORSMiddleware())
         router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: ErrorMappingMiddleware(logger: logger))
         router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
         let limits = configuration.limits
         let pages = PersonPages(renderer: renderer, formLimit: limits.maxBodyBytes, uploadLimit: limits.maxUploadBytes)

@@ -1,3 +1,4 @@
+import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore
@@ -24,13 +25,14 @@ extension FHIRService {
             found = try await patients(plan, offset: offset, snapshot: snapshot, caller)
         } else if plan.filters.isEmpty {
             let result = try await pageInSQL(plan.query, offset: offset, limit: plan.count, snapshot: snapshot, counting: page == nil, caller)
-            // The same read (the store answered from its page cache) for the same request and
-            // app makes the same Bundle: send the one made before.
-            let key = BundleKey(appID: caller.view.app.id, scopes: caller.scopes, request: request, page: page, selfURL: selfURL)
-            if let kept = keptBundle(key, readNumber: result.readNumber) { return kept }
+            // The same page (the same query through the same windows at the same store anchor)
+            // for the same request and app makes the same Bundle: send the one made before.
+            let key = BundleKey(
+                appID: caller.view.app.id, scopes: caller.scopes, request: request, page: page, selfURL: selfURL, windows: result.visibleWindows)
+            if let kept = keptBundle(key, readAt: result.readAt) { return kept }
             found = Found(
                 total: page?.total ?? result.total ?? 0, entries: try await entries(result.resources, of: result, caller),
-                snapshot: result.snapshot, readNumber: result.readNumber)
+                snapshot: result.snapshot, readAt: result.readAt, windows: result.visibleWindows)
         } else {
             found = try await pageInMemory(plan, offset: offset, snapshot: snapshot, caller)
         }
@@ -41,9 +43,10 @@ extension FHIRService {
             next = base + path + "?_page=" + shared.pages.seal(state, appID: caller.view.app.id)
         }
         let bytes = SearchsetBundle(total: found.total, selfURL: selfURL, nextURL: next, entries: found.entries).bytes
-        if let readNumber = found.readNumber {
-            keepBundle(bytes, for: BundleKey(appID: caller.view.app.id, scopes: caller.scopes, request: request, page: page, selfURL: selfURL),
-                readNumber: readNumber)
+        if let readAt = found.readAt {
+            keepBundle(
+                bytes, for: BundleKey(appID: caller.view.app.id, scopes: caller.scopes, request: request, page: page, selfURL: selfURL, windows: found.windows),
+                readAt: readAt)
         }
         return bytes
     }
@@ -53,8 +56,10 @@ extension FHIRService {
         let total: Int
         let entries: [SearchsetBundle.Entry]
         let snapshot: QueryAnchor
-        /// The store read the page came from, when it was one SQL page.
-        var readNumber: UInt64? = nil
+        /// The store anchor the page was read at, when it was one SQL page.
+        var readAt: QueryAnchor? = nil
+        /// The consent windows it was read through.
+        var windows: [TypeWindow<ConsentCategory>]? = nil
     }
 
     /// One page read in SQL: the page query, and with `counting` the count, in one snapshot.

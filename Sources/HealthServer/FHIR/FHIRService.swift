@@ -31,9 +31,9 @@ final class FHIRService: Sendable {
     private let servedCache = Mutex<[String: ServedBytes]>([:])
     static let servedCacheLimit = 4096
 
-    /// Bundles made from pages the store may answer again from its cache, by what they were
-    /// made for; valid only for the same store read (``ResourcePage/readNumber``).
-    private let bundles = Mutex<[BundleKey: (readNumber: UInt64, bytes: [UInt8])]>([:])
+    /// Bundles made from pages, by what they were made for and the store anchor the page was
+    /// read at (``ResourcePage/readAt``): any change to the store moves the anchor on.
+    private let bundles = Mutex<[BundleKey: (readAt: QueryAnchor, bytes: [UInt8])]>([:])
 
     /// Everything a search Bundle depends on besides the store page it was made from.
     struct BundleKey: Hashable, Sendable {
@@ -42,16 +42,18 @@ final class FHIRService: Sendable {
         let request: FHIRSearchRequest
         let page: FHIRPageState?
         let selfURL: String
+        /// The consent windows the page was read through (the app's grants and watermarks).
+        let windows: [TypeWindow<ConsentCategory>]?
     }
 
-    func keptBundle(_ key: BundleKey, readNumber: UInt64) -> [UInt8]? {
-        bundles.withLock { map in map[key].flatMap { $0.readNumber == readNumber ? $0.bytes : nil } }
+    func keptBundle(_ key: BundleKey, readAt: QueryAnchor) -> [UInt8]? {
+        bundles.withLock { map in map[key].flatMap { $0.readAt == readAt ? $0.bytes : nil } }
     }
 
-    func keepBundle(_ bytes: [UInt8], for key: BundleKey, readNumber: UInt64) {
+    func keepBundle(_ bytes: [UInt8], for key: BundleKey, readAt: QueryAnchor) {
         bundles.withLock { map in
             if map.count >= 256 { map.removeAll(keepingCapacity: true) }
-            map[key] = (readNumber, bytes)
+            map[key] = (readAt, bytes)
         }
     }
 

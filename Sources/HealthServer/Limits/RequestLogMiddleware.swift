@@ -5,9 +5,9 @@ import Hummingbird
 import Logging
 
 /// One structured log line per request — method, route pattern, status, milliseconds, app
-/// id — and the mapping of parameter and store errors to responses. Nothing that could be health data is
-/// logged: not the path (it names sources and record ids), not the query, not bodies, not
-/// error messages from the store (only their kind).
+/// id. Nothing that could be health data is logged: not the path (it names sources and record
+/// ids), not the query, not bodies, not error messages (``ErrorMappingMiddleware``, inside it,
+/// has turned every error into a response error by then).
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
     let logger: Logger
@@ -34,45 +34,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             status = error.status.code
             throw error
-        } catch let error as ParameterError {
-            // A bad parameter, as the vocabulary read it: the message names it and its value.
-            let mapped = APIError.invalidRequest(error.message())
-            status = mapped.status.code
-            throw mapped
-        } catch let error as HealthStoreError {
-            let mapped: APIError
-            switch error {
-            case .invalidArgument(let m): mapped = .invalidRequest(m)
-            default: mapped = .unavailable
-            }
-            logger.error("store error", metadata: ["kind": "\(Self.kind(error))"])
-            status = mapped.status.code
-            throw mapped
         } catch is CancellationError {
             status = 499
             throw CancellationError()
-        } catch {
-            logger.error("unexpected error", metadata: ["type": "\(type(of: error))"])
-            status = 500
-            throw APIError.unavailable
-        }
-    }
-
-    /// The case name of a store error, without its message.
-    static func kind(_ e: HealthStoreError) -> String {
-        switch e {
-        case .cannotOpen: return "cannotOpen"
-        case .unknownSchema: return "unknownSchema"
-        case .storeBusy: return "storeBusy"
-        case .database: return "database"
-        case .invalidArgument: return "invalidArgument"
-        case .corruptRecord: return "corruptRecord"
-        case .sampleConflict: return "sampleConflict"
-        case .storeLocked: return "storeLocked"
-        case .wrongPassphrase: return "wrongPassphrase"
-        case .notEncrypted: return "notEncrypted"
-        case .alreadyEncrypted: return "alreadyEncrypted"
-        case .unreadableSealedValue: return "unreadableSealedValue"
         }
     }
 }

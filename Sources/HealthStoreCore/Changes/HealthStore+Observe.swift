@@ -35,41 +35,18 @@ extension HealthStore {
         }
     }
 
-    /// Watches the anchor (local notices and polling) and yields what `relevant` makes of each
-    /// change summary.
+    /// Watches the anchor (``ChangeWatch``) and yields what `relevant` makes of each change
+    /// summary.
     private func observeChanges(
         after anchor: QueryAnchor?, pollInterval: Duration, relevant: @escaping @Sendable (StoreChange) -> StoreChange?
     ) -> AsyncStream<StoreChange> {
-        let local = localChanges()
         let store = self
-        return AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
-            let task = Task {
-                var last: QueryAnchor
-                if let anchor { last = anchor } else { last = (try? await store.currentAnchor()) ?? .initial }
-                await withTaskGroup(of: Void.self) { group in
-                    let (merged, sink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-                    group.addTask {
-                        for await _ in local { sink.yield() }
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: pollInterval)
-                            sink.yield()
-                        }
-                    }
-                    // Changes may already be waiting when the caller passed an older anchor.
-                    sink.yield()
-                    for await _ in merged {
-                        if Task.isCancelled { break }
-                        guard let summary = try? await store.changeSummary(since: last), summary.anchor > last else { continue }
-                        last = summary.anchor
-                        if let change = relevant(summary) { continuation.yield(change) }
-                    }
-                    group.cancelAll()
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        return ChangeWatch.stream(
+            local: localChanges(), pollInterval: pollInterval,
+            start: { if let anchor { anchor } else { (try? await store.currentAnchor()) ?? .initial } },
+            step: { last in
+                guard let summary = try? await store.changeSummary(since: last), summary.anchor > last else { return nil }
+                return (summary.anchor, relevant(summary))
+            })
     }
 }

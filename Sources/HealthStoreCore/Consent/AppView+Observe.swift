@@ -31,44 +31,21 @@ extension AppView {
         }
     }
 
-    /// Checks for visible changes after the last anchor whenever this process changes the
-    /// store and every `pollInterval`; `check` names the changed types (its anchor is replaced
-    /// by the app's anchor, read before the check so no change falls between two checks).
+    /// Checks for visible changes after the last anchor on every wake-up of ``ChangeWatch``;
+    /// `check` names the changed types (its anchor is replaced by the app's anchor, read before
+    /// the check so no change falls between two checks).
     private func watch(
         after anchor: QueryAnchor?, pollInterval: Duration,
         check: @escaping @Sendable (AppView, QueryAnchor) async throws -> StoreChange?
     ) -> AsyncStream<StoreChange> {
-        let local = store.localChanges()
         let view = self
-        return AsyncStream(bufferingPolicy: .bufferingNewest(256)) { continuation in
-            let task = Task {
-                var last: QueryAnchor
-                if let anchor { last = anchor } else { last = (try? await view.currentAnchor()) ?? .initial }
-                await withTaskGroup(of: Void.self) { group in
-                    let (merged, sink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-                    group.addTask {
-                        for await _ in local { sink.yield() }
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: pollInterval)
-                            sink.yield()
-                        }
-                    }
-                    sink.yield()
-                    for await _ in merged {
-                        if Task.isCancelled { break }
-                        guard let now = try? await view.currentAnchor(), now > last else { continue }
-                        if let change = try? await check(view, last) {
-                            continuation.yield(StoreChange(types: change.types, sampleTypes: change.sampleTypes, anchor: now))
-                        }
-                        last = now
-                    }
-                    group.cancelAll()
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        return ChangeWatch.stream(
+            local: store.localChanges(), pollInterval: pollInterval,
+            start: { if let anchor { anchor } else { (try? await view.currentAnchor()) ?? .initial } },
+            step: { last in
+                guard let now = try? await view.currentAnchor(), now > last else { return nil }
+                let change = (try? await check(view, last)) ?? nil
+                return (now, change.map { StoreChange(types: $0.types, sampleTypes: $0.sampleTypes, anchor: now) })
+            })
     }
 }

@@ -19,7 +19,7 @@ extension DatabaseHealthStore {
             var total: Int? = nil
             if let count { total = Int(try await session.row(count)?.int(0) ?? 0) }
             let resources = try await session.rows(page).map { try RowCoding.keyed($0, sealer) }
-            return (ResourcePage(resources: resources, total: total, snapshot: query.addedThrough ?? QueryAnchor(rawValue: latest)), latest)
+            return (ResourcePage(resources: resources, total: total, snapshot: query.addedThrough ?? QueryAnchor(rawValue: latest), readAt: QueryAnchor(rawValue: latest)), latest)
         }
         pageCache.keep(read, for: key, at: anchor)
         return read

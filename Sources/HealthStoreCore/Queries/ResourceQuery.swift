@@ -113,22 +113,19 @@ public struct ResourcePage: Sendable, Hashable {
     /// The anchor the page was read at: the query's ``ResourceQuery/addedThrough``, or the
     /// store's latest anchor when the query had none.
     public let snapshot: QueryAnchor
-    /// Which read of the database produced the page: a page answered again from the store's
-    /// page cache keeps its number, so whatever was made from it may be reused too.
-    public let readNumber: UInt64
+    /// The store's anchor when the page was read: the same query through the same windows at
+    /// the same anchor reads the same page, so whatever was made from it may be reused.
+    public let readAt: QueryAnchor
     /// The consent windows the page was read through (set by ``AppView``; `nil` from the store
     /// itself): what decides whether a resource `contained` in one of the page's resources may
     /// be shown too.
     public internal(set) var visibleWindows: [TypeWindow<ConsentCategory>]?
 
-    /// Makes a page (the store makes these), numbering it as a new read.
-    package init(resources: [KeyedResource], total: Int?, snapshot: QueryAnchor) {
+    /// Makes a page (the store makes these).
+    package init(resources: [KeyedResource], total: Int?, snapshot: QueryAnchor, readAt: QueryAnchor) {
         self.resources = resources
         self.total = total
         self.snapshot = snapshot
-        self.readNumber = pageReads.add(1, ordering: .relaxed).newValue
+        self.readAt = readAt
     }
 }
-
-/// Counts pages read from the database in this process.
-private let pageReads = Atomic<UInt64>(0)
