@@ -27,7 +27,7 @@ import HealthStoreCore
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v11-tombstones-by-source"
+    static let latestMigration = "v12-category-clinical-date-index"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -334,6 +334,15 @@ enum SQLiteSchema {
         })
         m.append(Migration(name: "v11-tombstones-by-source") { db in
             try db.execute("CREATE INDEX tombstone_by_source ON tombstone(source_id)")
+        })
+        m.append(Migration(name: "v12-category-clinical-date-index") { db in
+            // A FHIR search with a date (each one new, so no page cache answers it) counts its
+            // matches and orders its page from this index alone: every column the filter and
+            // the order read is in it, so only the page's own rows are read from the table.
+            try db.execute("""
+                CREATE INDEX resource_by_category_clinical
+                    ON resource(category, resource_type, clinical_date, added_anchor, fhir_version, clinical_date_text);
+                """)
         })
         return m
     }

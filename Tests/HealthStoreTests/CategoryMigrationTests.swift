@@ -30,10 +30,11 @@ import TestSupport
         try db.write { db in
             try db.execute(sql: """
                 DROP INDEX resource_by_category_release;
+                DROP INDEX resource_by_category_clinical;
                 ALTER TABLE resource DROP COLUMN category;
                 ALTER TABLE app DROP COLUMN access_revision;
                 DROP TABLE anchor_secret;
-                DELETE FROM grdb_migrations WHERE identifier = 'v7-consent-categories';
+                DELETE FROM grdb_migrations WHERE identifier IN ('v7-consent-categories', 'v12-category-clinical-date-index');
                 """)
         }
         try db.close()
@@ -78,8 +79,8 @@ import TestSupport
                 host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
             let connection = try await PostgresConnection.connect(configuration: config, id: 3, logger: PostgresTestDatabase.logger)
             for sql in [
-                "DROP INDEX resource_by_category_release", "ALTER TABLE resource DROP COLUMN category", "ALTER TABLE app DROP COLUMN access_revision",
-                "DROP TABLE anchor_secret", "DELETE FROM schema_migrations WHERE name = 'v6-consent-categories'",
+                "DROP INDEX resource_by_category_release", "DROP INDEX resource_by_category_clinical", "ALTER TABLE resource DROP COLUMN category", "ALTER TABLE app DROP COLUMN access_revision",
+                "DROP TABLE anchor_secret", "DELETE FROM schema_migrations WHERE name IN ('v6-consent-categories', 'v11-category-clinical-date-index')",
             ] {
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresTestDatabase.logger)
             }
