@@ -181,7 +181,7 @@ let package = Package(
         .target(
             name: "ProviderSync",
             dependencies: [
-                "HealthStoreCore", "OutboundHTTP", "SMARTAuthorization", "FHIR", "ClinicalRecords", "NetworkAddresses",
+                "HealthStoreCore", "HealthImport", "OutboundHTTP", "SMARTAuthorization", "FHIR", "ClinicalRecords", "NetworkAddresses",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -73,8 +73,7 @@ public struct HealthServer: Sendable {
         person = PersonAccess(
             sessions: PersonSessions(credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime),
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
-        let storeClock = store.clock
-        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store, clock: { storeClock.now }))
+        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store))
         fhir = FHIRService(store: store, address: address)
     }
 

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthImport
 import HealthStoreCore
 
 /// Downloads a provider's records into the store and keeps them up to date.
@@ -8,7 +9,8 @@ import HealthStoreCore
 /// The first sync (and any sync after ``SyncOptions/fullSyncInterval``) downloads everything
 /// and deletes what the provider no longer holds; the others ask only for what changed since
 /// the last one (`_lastUpdated`, or `_since` for `$everything`), reaching back an overlap.
-/// Every page enters through the store's import, like a file's resources, so consent, "ask"
+/// Every page enters through HealthImport (``RecordImporter/importPage(_:source:)``), like a
+/// file's resources, so consent, "ask"
 /// and anchors hold for downloaded records; a checkpoint saved after each page lets a killed
 /// sync continue where it was.
 public struct ProviderSyncer: Sendable {
@@ -16,14 +18,15 @@ public struct ProviderSyncer: Sendable {
     public let store: any HealthStore
     /// The classifier and namer, the same one file imports use.
     public let builder: RecordBuilder
-    /// The clock sync dates come from.
+    /// The clock sync dates come from: the store's, unless a test gives another.
     public let clock: @Sendable () -> Date
 
     /// Makes a syncer over a store.
-    public init(store: any HealthStore, builder: RecordBuilder = RecordBuilder(), clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: any HealthStore, builder: RecordBuilder = RecordBuilder(), clock: (@Sendable () -> Date)? = nil) {
         self.store = store
         self.builder = builder
-        self.clock = clock
+        let storeClock = store.clock
+        self.clock = clock ?? { storeClock.now }
     }
 
     /// Syncs one provider; failures are in the report, never thrown.
@@ -74,7 +77,7 @@ public struct ProviderSyncer: Sendable {
         let state = SyncState(checkpoint: checkpoint!, store: store, providerID: providerID, persist: !options.fetchOnly, progress: progress)
         let source = RecordSource(identifier: provider.sourceIdentifier, name: name)
         let download = StepDownload(
-            base: base, patient: patient, http: http, session: session, state: state, store: options.fetchOnly ? nil : store, source: source, builder: builder,
+            base: base, patient: patient, http: http, session: session, state: state, importer: options.fetchOnly ? nil : RecordImporter(store: store, builder: builder), source: source, builder: builder,
             options: options)
 
         await withTaskGroup(of: Void.self) { group in
@@ -112,7 +115,8 @@ public struct ProviderSyncer: Sendable {
                     guard let slash = seen.firstIndex(of: "/") else { return nil }
                     return store.resourceKey(source: source.identifier, resourceType: FHIRResourceType(rawValue: String(seen[..<slash])), identifier: String(seen[seen.index(after: slash)...]))
                 })
-                report.deleted = try await store.deleteResources(source: source.identifier, keeping: keys, resourceTypes: types)
+                report.deleted = try await RecordImporter(store: store, builder: builder).removeResources(
+                    source: source.identifier, keeping: keys, resourceTypes: types)
             }
         }
         try await session.finishedSync(at: clock(), full: finalCheckpoint.full, since: finalCheckpoint.started)

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthImport
 import HealthStoreCore
 import OutboundHTTP
 
@@ -12,8 +13,8 @@ struct StepDownload: Sendable {
     let http: ProviderHTTP
     let session: ProviderSession
     let state: SyncState
-    /// `nil` for a fetch-only run.
-    let store: (any HealthStore)?
+    /// What stores each page (the one way data enters); `nil` for a fetch-only run.
+    let importer: RecordImporter?
     let source: RecordSource
     let builder: RecordBuilder
     let options: SyncOptions
@@ -62,9 +63,9 @@ struct StepDownload: Sendable {
             var outcome = ImportOutcome()
             var ids: [String] = []
             var leftOut = 0
-            if let store, page.count > 0 {
+            if let importer, page.count > 0 {
                 let producer = PageProducer(page: page, builder: builder, patient: patient)
-                do { outcome = try await store.importResources(source: source, from: producer) } catch let error as FHIRError {
+                do { outcome = try await importer.importPage(producer, source: source) } catch let error as FHIRError {
                     // An entry found wrong as it was made: the page is malformed, nothing of it stored.
                     pending?.cancel()
                     throw ProviderSyncError.malformedPage(url: page.url.absoluteString, reason: "\(error)")
