@@ -269,10 +269,11 @@ enum PostgresSchema {
             CREATE INDEX tombstone_by_source ON tombstone (person_id, source_id);
             """),
         // A FHIR search with a date (each one new, so no page cache answers it) counts its
-        // matches and orders its page from this index alone (an index-only scan).
+        // matches and orders its page from this index alone (an index-only scan; here the row
+        // id is the anchor a resource was added at).
         Migration(name: "v11-category-clinical-date-index", sql: """
             CREATE INDEX resource_by_category_clinical
-                ON resource (person_id, category, resource_type, clinical_date) INCLUDE (added_anchor, id, fhir_version, clinical_date_text);
+                ON resource (person_id, category, resource_type, clinical_date) INCLUDE (id, fhir_version, clinical_date_text);
             """),
     ]
 

@@ -45,8 +45,8 @@ import Testing
     }
 
     /// Statements each page ran, by page.
-    static func count(records: Int) async throws -> [String: Int] {
-        let w = try await ServerWorld(.sqlite)
+    static func count(records: Int, engine: ServerEngine) async throws -> [String: Int] {
+        let w = try await ServerWorld(engine)
         let store = try #require(w.store as? DatabaseHealthStore)
         try await w.importResources(resources(records))
         let meter = RecordSource(identifier: "watch", name: "Watch")
@@ -72,9 +72,10 @@ import Testing
         }
     }
 
-    @Test func everyPageReadsInAFixedNumberOfStatements() async throws {
-        let large = try await Self.count(records: 10_000)
-        let small = try await Self.count(records: 100)
+    @Test(arguments: ServerEngine.plain)
+    func everyPageReadsInAFixedNumberOfStatements(engine: ServerEngine) async throws {
+        let large = try await Self.count(records: 10_000, engine: engine)
+        let small = try await Self.count(records: 100, engine: engine)
         print("statements per page at 10,000 records:", large.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         for (uri, bound) in Self.pages(trendKey: "loinc:" + Self.loincCodes[0]) {
             let n = try #require(large[uri])

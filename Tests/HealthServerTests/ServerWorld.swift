@@ -43,6 +43,8 @@ struct ServerEngine: Sendable, CustomStringConvertible {
     }
 
     static let all: [ServerEngine] = [.sqlite, .sqliteEncrypted] + (ServerTestDatabase.isConfigured ? [.postgres, .postgresEncrypted] : [])
+    /// One of each engine, unencrypted.
+    static let plain: [ServerEngine] = [.sqlite] + (ServerTestDatabase.isConfigured ? [.postgres] : [])
 }
 
 /// The PostgreSQL server named by `HEALTHRECORDS_POSTGRES_URL`, one pool for every test.
