@@ -14,6 +14,12 @@ static inline int healthrecords_sqlite3_keep_log_on_close(sqlite3 *db) {
 /// the kernel may back with huge pages: a large write fills thousands of pages, each otherwise
 /// its own allocation and its own page faults. Only what is used is ever touched. Must run
 /// before SQLite is initialized (the first connection); returns SQLITE_OK when it took effect.
+/// Turns off SQLite's allocator statistics (nothing reads them): with them on, every allocation
+/// takes one process-wide lock. Only before SQLite starts.
+static inline void healthrecords_sqlite3_no_memstatus(void) {
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static inline int healthrecords_sqlite3_use_page_cache(int page_size, int slots) {
     // Without the allocator's statistics (nothing reads them), an allocation takes no lock.
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

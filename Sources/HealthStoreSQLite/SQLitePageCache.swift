@@ -13,4 +13,11 @@ public enum SQLitePageCache {
     public static func reserve() -> Bool {
         healthrecords_sqlite3_use_page_cache(Int32(SQLiteSchema.newFilePageSize), 2048) == SQLITE_OK
     }
+
+    /// Turns off SQLite's allocator statistics, so an allocation takes no process-wide lock (the
+    /// page cache does this too): for a process that keeps its own page cache settings, such as
+    /// the server. Call before the first store is opened.
+    public static func skipStatistics() {
+        healthrecords_sqlite3_no_memstatus()
+    }
 }

@@ -21,7 +21,7 @@ struct HealthRecordsCommand: AsyncParsableCommand {
 enum Entry {
     static func main() async {
         MallocTuning.apply(arguments: CommandLine.arguments)
-        if CommandLine.arguments.dropFirst().first != "serve" { SQLitePageCache.reserve() }
+        if CommandLine.arguments.dropFirst().first != "serve" { SQLitePageCache.reserve() } else { SQLitePageCache.skipStatistics() }
         do {
             var command = try HealthRecordsCommand.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,7 +1,7 @@
 /// The addresses of the SMART authorization server and the FHIR base, from the server's
 /// public base URL. The FHIR base is the `aud` apps must name at `/authorize`.
 struct SMARTEndpoints: Sendable {
-    /// The server's base URL without a trailing slash (``ServerState/baseURL``).
+    /// The server's base URL without a trailing slash (``ServerAddress/baseURL``).
     let base: String
 
     var fhirBase: String { base + "/fhir" }

@@ -212,6 +212,8 @@ extension DatabaseHealthStore {
     }
 
     public func anchorSecret() async throws -> Data {
+        // Made once per store and never changed: read once per store object.
+        if let known = remembered.anchorSecret { return known }
         var insert = sql("INSERT INTO anchor_secret (")
         insert += insert.singletonColumn + ", secret) VALUES (" + insert.singletonValue + ", " + insert.bind(AnchorSealer.newSecret())
         insert += ") ON CONFLICT (" + insert.singletonColumn + ") DO NOTHING"
@@ -219,8 +221,6 @@ extension DatabaseHealthStore {
         select += select.singleton
         let make = insert
         let find = select
-        // Made once per store and never changed: read once per store object.
-        if let known = remembered.anchorSecret { return known }
         let secret: Data
         if let stored = try await read({ session in try await session.row(find)?.data(0) }) {
             secret = stored

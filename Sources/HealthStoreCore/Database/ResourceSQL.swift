@@ -47,10 +47,12 @@ struct ResourceSQL {
             q += " AND r.resource_type NOT IN (" + query.excludedResourceTypes.sorted().map { q.bind($0.rawValue) }.joined(separator: ", ") + ")"
         }
         if let release = query.release {
+            // Constant patterns, written into the text: SQLite recompiles a statement whose
+            // LIKE pattern is bound every time it is bound (to try its LIKE optimisation).
             switch release {
-            case .r4: q += " AND r.fhir_version LIKE " + q.bind("4.0.%")
-            case .dstu2: q += " AND r.fhir_version LIKE " + q.bind("1.0.%")
-            case .unknown: q += " AND r.fhir_version NOT LIKE " + q.bind("4.0.%") + " AND r.fhir_version NOT LIKE " + q.bind("1.0.%")
+            case .r4: q += " AND r.fhir_version LIKE '4.0.%'"
+            case .dstu2: q += " AND r.fhir_version LIKE '1.0.%'"
+            case .unknown: q += " AND r.fhir_version NOT LIKE '4.0.%' AND r.fhir_version NOT LIKE '1.0.%'"
             }
         }
         if let through = query.addedThrough { q += " AND \(added) <= " + q.bind(through.rawValue) }
