@@ -1,3 +1,4 @@
+import TestSupport
 import CZlib
 import Deflate
 import Testing

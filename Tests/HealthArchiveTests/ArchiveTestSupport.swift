@@ -4,26 +4,11 @@ import HealthArchive
 import TestSupport
 import ZlibReference
 
-/// A seeded generator (SplitMix64), so every run writes the same "random" archives.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Test contents: noise that no compressor shrinks (the writer must store it) and FHIR-like
 /// text that every compressor shrinks (the writer must deflate it).
 enum TestBytes {
     static func noise(_ count: Int, seed: UInt64 = 1) -> [UInt8] {
-        var generator = SeededRandom(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import TestSupport
 import HealthStoreCore
 import SmartHealthCards
 import Testing
@@ -193,7 +194,7 @@ import Testing
 
     /// Every millisecond instant comes back as the same `Date`, before 1970 too.
     @Test func everyMillisecondComesBack() {
-        var generator = SeededRandom(seed: 1970)
+        var generator = SplitMix64(seed: 1970)
         for _ in 0..<2_000 {
             let ms = Int64.random(in: -2_000_000_000_000...4_000_000_000_000, using: &generator)
             let date = Date(timeIntervalSince1970: Double(ms) / 1000)

@@ -1,3 +1,4 @@
+import TestSupport
 @testable import QRCode
 
 /// Deterministic payloads that fill a given version at a given level, in a mode chosen
