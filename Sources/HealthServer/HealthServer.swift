@@ -67,7 +67,7 @@ public struct HealthServer: Sendable {
             policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),
             resolver: resolver)
         authorization = AuthorizationServer(
-            store: store, clock: store.clock, tokens: tokens, failures: FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down))),
+            store: store, clock: store.clock, tokens: tokens, failures: FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down)), baseBackoff: limits.authFailureBackoff),
             keySets: ClientKeySets { url throws(FetchError) in try await keyFetcher.getCacheable(url) }, address: address, logger: logger,
             maxBodyBytes: limits.maxBodyBytes)
         person = PersonAccess(

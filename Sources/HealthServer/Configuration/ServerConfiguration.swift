@@ -83,6 +83,9 @@ public struct ServerLimits: Sendable {
     public var idleTimeout: Duration
     /// The largest file the person may upload on the pages (a phone photo is a few MiB).
     public var maxUploadBytes = 16 << 20
+    /// How long a key that used up ``authFailureBurst`` waits after its next failure; each further
+    /// failure doubles it, up to five minutes.
+    public var authFailureBackoff: Duration = .seconds(1)
 
     /// Makes limits; by default 64 KiB bodies, 30 s requests, 100 requests/s per app (bursts of 200), 1000 records per query.
     public init(
