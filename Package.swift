@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ClinicalRecords", targets: ["ClinicalRecords"]),
         .library(name: "Deflate", targets: ["Deflate"]),
         .library(name: "JOSE", targets: ["JOSE"]),
+        .library(name: "VerifiableRecords", targets: ["VerifiableRecords"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
@@ -71,10 +72,13 @@ let package = Package(
         ),
         // IP addresses and the IANA special-purpose registries: which addresses outbound requests may reach.
         .target(name: "NetworkAddresses", swiftSettings: strict),
+        // What every signed-record format shares: the verifiable record HealthKit presents, the
+        // verification issue and its stable code, and the fetcher protocol outbound HTTP implements.
+        .target(name: "VerifiableRecords", dependencies: ["FHIR", "NetworkAddresses"], swiftSettings: strict),
         .target(
             name: "SmartHealthCards",
             dependencies: [
-                "FHIR", "ClinicalRecords", "Deflate", "ByteEncodings", "JOSE", "NetworkAddresses",
+                "VerifiableRecords", "FHIR", "ClinicalRecords", "Deflate", "ByteEncodings", "JOSE", "NetworkAddresses",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -92,12 +96,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "QRCode", dependencies: ["Deflate"], swiftSettings: strict),
-        .target(name: "CardScanning", dependencies: ["SmartHealthCards", "QRCode", "ByteEncodings"], swiftSettings: strict),
+        .target(name: "CardScanning", dependencies: ["VerifiableRecords", "SmartHealthCards", "QRCode", "ByteEncodings"], swiftSettings: strict),
         // EU Digital COVID Certificates (HCERT): base45, CBOR, COSE_Sign1, CWT, the DCC schema, DSC trust lists.
         .target(
             name: "DigitalCovidCertificates",
             dependencies: [
-                "FHIR", "SmartHealthCards", "Deflate", "JOSE",
+                "VerifiableRecords", "FHIR", "Deflate", "JOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -109,7 +113,7 @@ let package = Package(
         .target(
             name: "HealthStoreCore",
             dependencies: [
-                "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "ByteEncodings",
+                "VerifiableRecords", "FHIR", "ClinicalRecords", "SampleSignatures", "SmartHealthCards", "ByteEncodings",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -132,7 +136,7 @@ let package = Package(
         .target(
             name: "HealthArchive",
             dependencies: [
-                "HealthStoreCore", "FHIR", "ClinicalRecords", "SmartHealthCards", "Deflate",
+                "VerifiableRecords", "HealthStoreCore", "FHIR", "ClinicalRecords", "SmartHealthCards", "Deflate",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -141,21 +145,21 @@ let package = Package(
         // sources after files, and hands the engines resources through `ResourceProducer`.
         .target(
             name: "HealthImport",
-            dependencies: ["HealthStoreCore", "HealthArchive", "CardScanning", "SmartHealthCards", "DigitalCovidCertificates", "FHIR", "ClinicalRecords"],
+            dependencies: ["VerifiableRecords", "HealthStoreCore", "HealthArchive", "CardScanning", "SmartHealthCards", "DigitalCovidCertificates", "FHIR", "ClinicalRecords"],
             swiftSettings: strict
         ),
         // The words both front ends (the CLI and the server) share: user parameters into queries,
         // one rule for dates, and one JSON key set for records, cards and samples.
         .target(
             name: "HealthVocabulary",
-            dependencies: ["FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards"],
+            dependencies: ["VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "SmartHealthCards"],
             swiftSettings: strict
         ),
         // Outbound HTTP that resolves once, checks every address and connects to the checked one.
         .target(
             name: "OutboundHTTP",
             dependencies: [
-                "NetworkAddresses", "SmartHealthCards",
+                "VerifiableRecords", "NetworkAddresses",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -191,7 +195,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
+                "VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
                 "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport", "HealthArchive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -207,7 +211,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
+                "VerifiableRecords", "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
                 "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -238,7 +242,7 @@ let package = Package(
         .testTarget(name: "ClinicalRecordsTests", dependencies: ["ClinicalRecords", "TestSupport"], swiftSettings: strict),
         // JPEG fixtures (made by Scripts/make-jpeg-fixtures.py) are read through #filePath.
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "Deflate", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "CardScanningTests", dependencies: ["CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CardScanningTests", dependencies: ["VerifiableRecords", "CardScanning", "QRCode", "SmartHealthCards", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "ZlibReference", "CZlib", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkAddressesTests", dependencies: ["NetworkAddresses"], swiftSettings: strict),
         .testTarget(
@@ -261,7 +265,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "SmartHealthCardsTests", dependencies: ["SmartHealthCards", "JOSE", "ByteEncodings", "Deflate", "OutboundHTTP", "NetworkAddresses", "TestSupport", "ZlibReference", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .testTarget(name: "SmartHealthCardsTests", dependencies: ["VerifiableRecords", "SmartHealthCards", "JOSE", "ByteEncodings", "Deflate", "OutboundHTTP", "NetworkAddresses", "TestSupport", "ZlibReference", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "SampleSignaturesTests",
             dependencies: [
@@ -275,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "HealthStoreTests",
             dependencies: [
-                "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "SampleSignatures", "SmartHealthCards", "TestSupport",
+                "VerifiableRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "SampleSignatures", "SmartHealthCards", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
@@ -290,7 +294,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HealthVocabularyTests",
-            dependencies: ["HealthVocabulary", "HealthStoreCore", "ClinicalRecords", "FHIR", "SmartHealthCards", "TestSupport"],
+            dependencies: ["VerifiableRecords", "HealthVocabulary", "HealthStoreCore", "ClinicalRecords", "FHIR", "SmartHealthCards", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -318,7 +322,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
+                "VerifiableRecords", "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
                 "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), "CardScanning",

@@ -1,6 +1,7 @@
 import Foundation
 import QRCode
 import SmartHealthCards
+import VerifiableRecords
 
 /// The QR codes in pictures, and what a card's QR code must look like.
 ///

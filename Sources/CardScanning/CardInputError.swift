@@ -1,4 +1,5 @@
 import SmartHealthCards
+import VerifiableRecords
 
 /// Why an input (or the QR chunks read together) yielded no card.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import QRCode
 import SmartHealthCards
+import VerifiableRecords
 
 /// Reads SMART Health Cards and EU DCCs out of whatever people hand over: PNG images and JPEG
 /// photos of QR codes, JSON containers (`.smart-health-card` files, `Parameters` responses), `shc:/` QR text

@@ -1,4 +1,5 @@
 import SmartHealthCards
+import VerifiableRecords
 
 /// One card read from card inputs, or why an input held none.
 public struct CardReading: Sendable, Equatable {

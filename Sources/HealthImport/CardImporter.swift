@@ -3,6 +3,7 @@ import DigitalCovidCertificates
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
+import VerifiableRecords
 
 /// Imports SMART Health Cards and EU DCCs from files, verified on the way in.
 ///

@@ -3,6 +3,7 @@ import DigitalCovidCertificates
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
+import VerifiableRecords
 
 /// A card or certificate as read and checked: the one rule for "valid" that every way in
 /// (files on the command line, uploads) applies, at the store's clock unless told otherwise.

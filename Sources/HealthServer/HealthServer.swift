@@ -1,14 +1,15 @@
 import ClinicalRecords
 import Foundation
+import HealthImport
 import HealthStoreCore
 import Hummingbird
 import Logging
-import HealthImport
 import OutboundHTTP
 import ProviderSync
-import ServiceLifecycle
 import SMARTAuthorization
+import ServiceLifecycle
 import SmartHealthCards
+import VerifiableRecords
 
 /// The HTTP server: the SMART on FHIR API (`/authorize`, `/token`, `/fhir`), the app API
 /// (OAuth2 client credentials, authorization requests, record

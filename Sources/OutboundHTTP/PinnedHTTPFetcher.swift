@@ -1,10 +1,10 @@
 import Foundation
 import NetworkAddresses
-import SmartHealthCards
+import VerifiableRecords
 
-/// SMART Health Cards' ``HTTPFetcher`` over the pinned client: issuer key sets and revocation
+/// The ``HTTPFetcher`` over the pinned client: issuer key sets and revocation
 /// lists are fetched from the address that was checked, never from a second resolution.
-/// SmartHealthCards itself stays free of NIO; the CLI plugs this in.
+/// The verifiers stay free of NIO; the CLI and the server plug this in.
 public struct PinnedHTTPFetcher: HTTPFetcher {
     /// The rules every fetch follows.
     public let policy: FetchPolicy

@@ -2,8 +2,9 @@ import CardScanning
 import Foundation
 import QRCode
 import SmartHealthCards
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 
 /// The one policy for card inputs: every input yields its cards or a typed error naming what is
 /// wrong, with the verifier's stable code; nothing throws, nothing is dropped, nothing verified

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import SmartHealthCards
 import Testing
+import VerifiableRecords
 
 /// EU DCCs are verifiable records like cards: on the person's cards pages, queried by record
 /// type (and HealthKit's source types), shared one time only.

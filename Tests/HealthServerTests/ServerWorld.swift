@@ -4,8 +4,8 @@ import Foundation
 import HealthImport
 import HealthServer
 import HealthStoreCore
-import HealthStoreSQLite
 import HealthStorePostgres
+import HealthStoreSQLite
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -14,6 +14,7 @@ import OutboundHTTP
 import SmartHealthCards
 import Synchronization
 import TestSupport
+import VerifiableRecords
 
 /// The engines the server suites run on: SQLite always, PostgreSQL when
 /// `HEALTHRECORDS_POSTGRES_URL` names a server (each store is a new person there).

@@ -5,6 +5,7 @@ import HealthStoreCore
 import HealthVocabulary
 import SmartHealthCards
 import Testing
+import VerifiableRecords
 
 /// The one key set: records, context resources, deletions, change feeds, cards and samples.
 @Suite struct EncodingTests {

@@ -4,8 +4,9 @@ import JOSE
 import NetworkAddresses
 import OutboundHTTP
 import SmartHealthCards
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 
 /// Key and revocation-list fetching against a real HTTP server on 127.0.0.1.
 @Suite(.serialized) struct KeyFetchingTests {

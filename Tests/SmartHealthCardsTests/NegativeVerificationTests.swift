@@ -5,8 +5,9 @@ import FHIR
 import Foundation
 import JOSE
 import SmartHealthCards
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 import X509
 
 /// One test per verifier rule of the spec digest, each built from the spec examples and

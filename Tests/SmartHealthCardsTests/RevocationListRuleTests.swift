@@ -2,8 +2,9 @@ import ByteEncodings
 import FHIR
 import Foundation
 import SmartHealthCards
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 
 /// A revocation list that lists a rid twice, or lists something that is no rid, is an issuer
 /// error a verifier must not paper over: which entry wins is a guess, and a malformed entry may

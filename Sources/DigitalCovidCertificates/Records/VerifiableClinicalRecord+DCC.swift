@@ -1,6 +1,6 @@
 import FHIR
 import Foundation
-import SmartHealthCards
+import VerifiableRecords
 
 extension VerifiableClinicalRecord {
     /// The record types of each kind, from HealthKit's credential types.

@@ -1,5 +1,5 @@
 import Foundation
-import SmartHealthCards
+import VerifiableRecords
 
 /// The verification report for one DCC.
 public struct DCCVerification: Sendable {

@@ -1,4 +1,4 @@
-import SmartHealthCards
+import VerifiableRecords
 
 /// The codes of DCC verification; documented in `docs/verification-codes.md`.
 extension VerificationCode {

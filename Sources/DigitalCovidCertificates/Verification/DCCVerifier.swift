@@ -1,5 +1,5 @@
 import Foundation
-import SmartHealthCards
+import VerifiableRecords
 
 /// Verifies EU DCCs against a list of trusted Document Signer Certificates.
 ///

@@ -2,6 +2,7 @@ import FHIR
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
+import VerifiableRecords
 
 /// A card or DCC as one line of `cards/cards.ndjson`: the file that holds it as issued (a
 /// `.smart-health-card` JSON, or a DCC's `HC1:` text), its kind, and the status it had in the

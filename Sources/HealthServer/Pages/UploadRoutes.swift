@@ -5,6 +5,7 @@ import HealthImport
 import HealthStoreCore
 import Hummingbird
 import SmartHealthCards
+import VerifiableRecords
 
 /// "Add from the browser": a `.smart-health-card` file, `shc:/` or `HC1:` text, a FHIR file
 /// (JSON or NDJSON), or a photo of a QR code. Cards and certificates are read by the same reader

@@ -1,6 +1,7 @@
 import Foundation
 import SMARTAuthorization
 import SmartHealthCards
+import VerifiableRecords
 
 /// The key sets of `private_key_jwt` clients that publish them at a JWKS URL, fetched once and
 /// kept, so that a token request costs the server a fetch only now and then — not one per

@@ -1,5 +1,6 @@
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 /// An app's request for verifiable records (HealthKit's `HKVerifiableClinicalRecordQuery`):
 /// record types every offered card must have, and an optional interval for the relevant date.

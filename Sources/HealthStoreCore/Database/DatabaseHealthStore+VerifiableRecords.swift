@@ -2,6 +2,7 @@ import ByteEncodings
 import FHIR
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 extension DatabaseHealthStore {
     public func saveVerifiableRecords(_ records: [(VerifiableClinicalRecord, CardStatus)]) async throws -> CardSaveOutcome {

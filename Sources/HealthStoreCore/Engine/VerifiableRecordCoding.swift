@@ -2,6 +2,7 @@ import ByteEncodings
 import FHIR
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 /// How cards are written to and read from rows.
 package enum VerifiableRecordCoding {

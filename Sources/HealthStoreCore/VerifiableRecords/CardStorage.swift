@@ -1,5 +1,6 @@
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 /// Verifiable records (SMART Health Cards, EU DCCs) kept as they were signed.
 public protocol CardStorage: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 extension StoredVerifiableRecord {
     /// Makes a stored card from its parts, outside the engines (which decode them from rows):

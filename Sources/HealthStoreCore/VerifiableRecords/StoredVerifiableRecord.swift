@@ -1,5 +1,6 @@
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 /// Whether a stored card was verified when it came in.
 public enum CardStatus: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
+import VerifiableRecords
 
 extension VerifiableRecordQuery {
     /// The names a verifiable-record query reads.

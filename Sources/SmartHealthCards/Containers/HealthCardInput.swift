@@ -1,3 +1,5 @@
+import VerifiableRecords
+
 /// What a verifier is handed: cards as the card-input reader (CardScanning) found them.
 public enum HealthCardInput {
     /// One card found in an input, with where it came from.

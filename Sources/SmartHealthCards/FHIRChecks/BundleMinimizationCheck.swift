@@ -1,4 +1,5 @@
 import FHIR
+import VerifiableRecords
 
 /// Checks a card's FHIR Bundle the way the spec asks issuers to minimize it: references in
 /// `resource:N` form, and no ids, meta (except `meta.security`), narrative,

@@ -1,4 +1,5 @@
 import FHIR
+import VerifiableRecords
 
 /// Resolves every `reference` element anywhere in a bundle that is meant to point inside it.
 ///

@@ -1,4 +1,5 @@
 import FHIR
+import VerifiableRecords
 
 /// Checks the elements the SMART Health Cards rules and FHIR R4 require of a card's bundle:
 /// a `Bundle.type` FHIR defines, entries in a list, each entry's `fullUrl` being `resource:N`

@@ -1,4 +1,5 @@
 import FHIR
+import VerifiableRecords
 
 /// Every check of a card's FHIR bundle, as one verification step.
 ///

@@ -1,4 +1,5 @@
 import FHIR
+import VerifiableRecords
 
 /// Finds the first empty element of a bundle: `""`, `[]`, `{}` or `null`.
 ///

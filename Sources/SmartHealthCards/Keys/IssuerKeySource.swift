@@ -2,6 +2,7 @@ import ByteEncodings
 import FHIR
 import Foundation
 import JOSE
+import VerifiableRecords
 
 /// Where an issuer's published files come from: its website, a cache, files on disk, a directory.
 ///

@@ -1,6 +1,7 @@
 import ByteEncodings
 import FHIR
 import Foundation
+import VerifiableRecords
 
 /// The claims of a SMART Health Card: `iss`, `nbf`, optional `exp`, and the `vc` object.
 ///

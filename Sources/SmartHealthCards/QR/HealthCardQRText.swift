@@ -1,3 +1,5 @@
+import VerifiableRecords
+
 /// The `shc:/` numeric text of a SMART Health Card QR code.
 ///
 /// Each JWS character `c` becomes the two digits of `ord(c) − 45`. The deprecated multi-chunk

@@ -1,3 +1,5 @@
+import VerifiableRecords
+
 /// Why a revocation list was refused.
 ///
 /// Each case maps to its own verification code, so a person (or a script) can tell an issuer

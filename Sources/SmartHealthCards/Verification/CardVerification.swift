@@ -1,4 +1,5 @@
 import Foundation
+import VerifiableRecords
 
 /// The verification report for one card.
 public struct CardVerification: Sendable {

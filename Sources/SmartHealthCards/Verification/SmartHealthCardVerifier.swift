@@ -3,6 +3,7 @@ import Crypto
 import FHIR
 import Foundation
 import JOSE
+import VerifiableRecords
 
 /// Verifies SMART Health Cards strictly, with a reason for every failure.
 ///

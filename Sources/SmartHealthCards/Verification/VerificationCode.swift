@@ -1,12 +1,7 @@
-/// A stable code for one verification check, e.g. `signature.invalid`.
-///
-/// The vocabulary is documented in `docs/verification-codes.md`; codes never change meaning.
-public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
-    public var description: String { rawValue }
+import VerifiableRecords
 
+/// The SMART Health Card checks' codes.
+extension VerificationCode {
     public static let inputNoCard: VerificationCode = "input.noCard"
     public static let jwsMalformed: VerificationCode = "jws.malformed"
     public static let jwsTrailingCharacters: VerificationCode = "jws.trailingCharacters"
@@ -49,20 +44,4 @@ public struct VerificationCode: RawRepresentable, Sendable, Hashable, Codable, E
     public static let fhirPatient: VerificationCode = "fhir.patient"
     public static let fhirNotMinimized: VerificationCode = "fhir.notMinimized"
     public static let fhirImmunization: VerificationCode = "fhir.immunization"
-}
-
-/// One failed check or warning: a stable code and a message for people.
-public struct VerificationIssue: Sendable, Hashable, CustomStringConvertible {
-    /// The stable code, e.g. `fhir.references`: what to match on, unlike ``message``.
-    public let code: VerificationCode
-    /// What is wrong, for people.
-    public let message: String
-
-    /// Makes an issue; any code is accepted, not only the constants ``VerificationCode`` declares.
-    public init(_ code: VerificationCode, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code): \(message)" }
 }

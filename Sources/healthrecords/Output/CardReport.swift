@@ -1,6 +1,7 @@
 import FHIR
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 /// The `--json` form of a card's verification report.
 enum CardReportJSON {

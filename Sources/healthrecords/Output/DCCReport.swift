@@ -2,6 +2,7 @@ import DigitalCovidCertificates
 import FHIR
 import Foundation
 import SmartHealthCards
+import VerifiableRecords
 
 /// The `--json` form of an EU DCC's verification report.
 enum DCCReportJSON {

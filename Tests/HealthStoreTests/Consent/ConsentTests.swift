@@ -3,8 +3,9 @@ import FHIR
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 
 /// Registration, required types, secrets, samples as grantable types, observers and one-time
 /// card sharing, on every engine.

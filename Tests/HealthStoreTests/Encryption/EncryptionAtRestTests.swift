@@ -5,8 +5,9 @@ import HealthImport
 import HealthStoreCore
 import HealthStoreSQLite
 import SmartHealthCards
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 
 /// Encryption at rest on SQLite: nothing identifying in the files, locked stores refuse,
 /// wrong secrets fail cleanly, rotation keeps data, plain stores convert, deletes leave nothing.

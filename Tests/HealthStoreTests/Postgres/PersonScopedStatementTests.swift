@@ -6,8 +6,9 @@ import HealthStoreCore
 import HealthStorePostgres
 import SmartHealthCards
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+import VerifiableRecords
 
 /// Every statement the PostgreSQL engine sends outside migrations is kept to one person: the
 /// property that lets the schema distribute on `person_id` (docs/scaling.md). A store is put

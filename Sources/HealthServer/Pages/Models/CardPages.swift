@@ -1,5 +1,6 @@
 import HealthStoreCore
 import SmartHealthCards
+import VerifiableRecords
 
 /// A stored card or certificate as the pages show it: in lists, on the picker and on its own
 /// page.

@@ -1,5 +1,6 @@
 import HealthImport
 import SmartHealthCards
+import VerifiableRecords
 
 /// "Add records" (`/upload`): a file or pasted text.
 struct UploadPage: PageContent {

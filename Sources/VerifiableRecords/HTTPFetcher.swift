@@ -1,12 +1,12 @@
 import Foundation
 import NetworkAddresses
 
-/// Fetches issuer files (key sets, revocation lists) over the network.
+/// Fetches files (issuer key sets, revocation lists, client key sets) over the network.
 ///
 /// Every fetch goes through one of these, so timeouts, size caps, https-only and the refusal of
 /// private addresses apply everywhere. The implementation lives outside this module (the
 /// OutboundHTTP target's `PinnedHTTPFetcher`, which connects to the address it checked), so
-/// SmartHealthCards needs no networking stack; tests inject their own.
+/// the verifiers need no networking stack; tests inject their own.
 public protocol HTTPFetcher: Sendable {
     /// The body of a successful (200) GET.
     func get(_ url: URL) async throws(FetchError) -> Data
