@@ -146,7 +146,8 @@ public struct HealthServer: Sendable {
         let configured = configuration.publicBaseURL
         let host = configuration.host
         let idle = configuration.limits.idleTimeout
-        let background: [any Service] = configuration.providerSyncInterval.map { [ProviderSyncService(scheduler: providerSync, interval: $0)] } ?? []
+        var background: [any Service] = [WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store)]
+        if let interval = configuration.providerSyncInterval { background.append(ProviderSyncService(scheduler: providerSync, interval: interval)) }
         return Application(
             router: router(),
             server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),

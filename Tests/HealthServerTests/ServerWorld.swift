@@ -179,6 +179,9 @@ final class RecordingWebhookSender: WebhookSender {
         if !accepted { throw .status(500) }
     }
 
+    /// Every attempt so far.
+    var attempts: [Delivery] { state.withLock { $0.deliveries } }
+
     /// Waits for the next accepted delivery, returning every attempt up to it.
     func nextAccepted() async -> [Delivery] {
         var attempts: [Delivery] = []

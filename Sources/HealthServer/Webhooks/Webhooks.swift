@@ -114,6 +114,16 @@ final class Webhooks: Sendable {
         for e in gone { e.task.cancel() }
     }
 
+    /// Ends every delivery and waits for them to finish (the server is stopping).
+    func stopAll() async {
+        let all: [Entry] = entries.withLock { map in
+            defer { map = [:] }
+            return Array(map.values)
+        }
+        for e in all { e.task.cancel() }
+        for e in all { await e.task.value }
+    }
+
     /// The headers of one delivery, the signature among them.
     static func headers(body: Data, key: Data, time: Date, delivery: String) -> [String: String] {
         let t = String(Int(time.timeIntervalSince1970))

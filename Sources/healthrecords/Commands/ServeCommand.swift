@@ -100,8 +100,6 @@ struct ServeCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(lines.utf8))
         }
-        // Reads audited in the last moments before the shutdown are written before exiting.
-        try await store.flushAudit()
     }
 
     /// The person token, and whether it was made for this run. Only such a token is printed (in
