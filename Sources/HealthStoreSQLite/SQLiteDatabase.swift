@@ -130,6 +130,14 @@ final class SQLiteDatabase: StoreDatabase {
 
     func mapError(_ error: any Error) -> any Error { Self.map(error, path: path) }
 
+    /// `PRAGMA optimize` runs ANALYZE where SQLite's own heuristics say the statistics are stale.
+    func refreshStatistics() async throws {
+        await turns.take()
+        defer { turns.give() }
+        let writer = self.writer
+        try await Self.offPool { try writer.execute("PRAGMA optimize") }
+    }
+
     /// SQLite's errors become ``HealthStoreError``s; anything else (a producer's) passes through.
     static func map(_ error: any Error, path: String) -> any Error {
         guard let e = error as? SQLiteError else { return error }

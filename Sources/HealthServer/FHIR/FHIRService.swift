@@ -32,8 +32,14 @@ final class FHIRService: Sendable {
     static let servedCacheLimit = 4096
 
     /// Bundles made from pages, by what they were made for and the store anchor the page was
-    /// read at (``ResourcePage/readAt``): any change to the store moves the anchor on.
-    private let bundles = Mutex<[BundleKey: (readAt: QueryAnchor, bytes: [UInt8])]>([:])
+    /// read at (``ResourcePage/readAt``): any change to the store moves the anchor on. Kept
+    /// the second time they are made, so searches that differ every time are not copied here.
+    private let bundles = RepeatCache<BundleKey, KeptBundle>(limit: 256)
+
+    private struct KeptBundle: Sendable {
+        let readAt: QueryAnchor
+        let bytes: [UInt8]
+    }
 
     /// Everything a search Bundle depends on besides the store page it was made from.
     struct BundleKey: Hashable, Sendable {
@@ -47,14 +53,11 @@ final class FHIRService: Sendable {
     }
 
     func keptBundle(_ key: BundleKey, readAt: QueryAnchor) -> [UInt8]? {
-        bundles.withLock { map in map[key].flatMap { $0.readAt == readAt ? $0.bytes : nil } }
+        bundles.value(key).flatMap { $0.readAt == readAt ? $0.bytes : nil }
     }
 
     func keepBundle(_ bytes: [UInt8], for key: BundleKey, readAt: QueryAnchor) {
-        bundles.withLock { map in
-            if map.count >= 256 { map.removeAll(keepingCapacity: true) }
-            map[key] = (readAt, bytes)
-        }
+        bundles.offer(KeptBundle(readAt: readAt, bytes: bytes), for: key)
     }
 
     private struct ServedBytes: Sendable {
@@ -111,10 +114,12 @@ final class FHIRService: Sendable {
         let bytes = try ServedResourceWriter.write(
             item.stored.resource.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate), versionId: String(anchor.rawValue),
             rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { contained.keeps($0, containerAnchor: anchor) })
+        var dropped: [String: ServedBytes] = [:]
         servedCache.withLock { cache in
-            if cache.count >= Self.servedCacheLimit { cache.removeAll(keepingCapacity: true) }
+            if cache.count >= Self.servedCacheLimit { swap(&cache, &dropped) }
             cache[id] = ServedBytes(anchor: item.stored.anchor, sourcePatients: patients, contained: contained, bytes: bytes)
         }
+        // What was dropped is freed here, outside the lock.
         return bytes
     }
 

@@ -1,5 +1,4 @@
 import ClinicalRecords
-import Synchronization
 
 /// Pages of resources read recently, each with the store anchor it was read at.
 ///
@@ -7,7 +6,8 @@ import Synchronization
 /// still exactly what the same query would read: an app polling the same search (the usual
 /// case) costs one anchor read instead of a count and a page. The key holds everything the
 /// answer depends on — the query, the visibility windows (the app's grants and "ask"
-/// watermarks) and whether the total was counted. Bounded; emptied when full.
+/// watermarks) and whether the total was counted. A page is kept the second time it is read
+/// (``RepeatCache``), so searches that differ every time cost nothing here.
 final class ResourcePageCache: Sendable {
     struct Key: Hashable, Sendable {
         let query: ResourceQuery
@@ -17,21 +17,21 @@ final class ResourcePageCache: Sendable {
 
     static let limit = 256
 
-    private let pages = Mutex<[Key: (anchor: Int64, page: ResourcePage)]>([:])
+    private let pages = RepeatCache<Key, Kept>(limit: limit)
+
+    private struct Kept: Sendable {
+        let anchor: Int64
+        let page: ResourcePage
+    }
 
     /// The page kept for a key when it was read at `anchor`.
     func page(_ key: Key, at anchor: Int64) -> ResourcePage? {
-        pages.withLock { map in
-            guard let hit = map[key], hit.anchor == anchor else { return nil }
-            return hit.page
-        }
+        guard let hit = pages.value(key), hit.anchor == anchor else { return nil }
+        return hit.page
     }
 
-    /// Keeps a page read at `anchor`.
+    /// Offers a page read at `anchor`.
     func keep(_ page: ResourcePage, for key: Key, at anchor: Int64) {
-        pages.withLock { map in
-            if map.count >= Self.limit { map.removeAll(keepingCapacity: true) }
-            map[key] = (anchor, page)
-        }
+        pages.offer(Kept(anchor: anchor, page: page), for: key)
     }
 }
