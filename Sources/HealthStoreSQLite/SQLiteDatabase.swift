@@ -130,13 +130,9 @@ final class SQLiteDatabase: StoreDatabase {
 
     func mapError(_ error: any Error) -> any Error { Self.map(error, path: path) }
 
-    /// `PRAGMA optimize` runs ANALYZE where SQLite's own heuristics say the statistics are stale.
-    func refreshStatistics() async throws {
-        await turns.take()
-        defer { turns.give() }
-        let writer = self.writer
-        try await Self.offPool { try writer.execute("PRAGMA optimize") }
-    }
+    /// Nothing: SQLite plans the searches by their covering indexes without statistics, and
+    /// `PRAGMA optimize` after an import (tried) made the FHIR benchmark slower.
+    func refreshStatistics() async throws {}
 
     /// SQLite's errors become ``HealthStoreError``s; anything else (a producer's) passes through.
     static func map(_ error: any Error, path: String) -> any Error {
