@@ -184,8 +184,6 @@ public struct RecordImporter: Sendable {
             bytesDone += result.bytes
             progress?(ImportProgress(filesDone: done.count, filesTotal: filesTotal, bytesDone: bytesDone, bytesTotal: bytesTotal, lastFile: result))
         }
-        let totals = report.totals
-        if totals.inserted + totals.updated + totals.contextInserted + totals.contextUpdated > 0 { try? await store.refreshStatistics() }
         return report
     }
 

@@ -130,10 +130,6 @@ final class SQLiteDatabase: StoreDatabase {
 
     func mapError(_ error: any Error) -> any Error { Self.map(error, path: path) }
 
-    /// Nothing: SQLite plans the searches by their covering indexes without statistics, and
-    /// `PRAGMA optimize` after an import (tried) made the FHIR benchmark slower.
-    func refreshStatistics() async throws {}
-
     /// SQLite's errors become ``HealthStoreError``s; anything else (a producer's) passes through.
     static func map(_ error: any Error, path: String) -> any Error {
         guard let e = error as? SQLiteError else { return error }

@@ -3,10 +3,6 @@ import FHIR
 import Foundation
 
 extension DatabaseHealthStore {
-    public func refreshStatistics() async throws {
-        do { try await database.refreshStatistics() } catch { throw database.mapError(error) }
-    }
-
     /// Stores resources from one source in one transaction: the producer is pulled in batches
     /// on another thread while earlier batches are written, and any throw (the producer's or
     /// the database's) rolls the whole import back.

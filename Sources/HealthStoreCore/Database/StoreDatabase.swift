@@ -60,7 +60,4 @@ package protocol StoreDatabase: Sendable {
     /// After deleting or re-sealing data: makes sure no old copy lingers in the engine's files
     /// where it can do so (SQLite empties its write-ahead log). Best effort.
     func scrub(vacuum: Bool) async throws
-    /// After a bulk write: updates the planner's statistics (and on PostgreSQL the visibility
-    /// map, which index-only scans need).
-    func refreshStatistics() async throws
 }

@@ -25,10 +25,4 @@ public protocol RecordWriting: Sendable {
     /// How many resources a source holds, of the given types (every type when `nil`): a sync
     /// that just stored as many as the source holds knows nothing is gone without making keys.
     func resourceCount(source: String, resourceTypes: Set<FHIRResourceType>?) async throws -> Int
-
-    /// After a bulk import: brings the engine's planner statistics up to date, so searches use
-    /// their covering indexes at once rather than after the engine's own maintenance gets to it
-    /// (PostgreSQL also marks the new rows all-visible, so counts read the index alone). Best
-    /// effort; an import does not fail for it.
-    func refreshStatistics() async throws
 }
