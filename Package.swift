@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "JOSE", targets: ["JOSE"]),
         .library(name: "VerifiableRecords", targets: ["VerifiableRecords"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
+        .library(name: "SmartHealthLinks", targets: ["SmartHealthLinks"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
@@ -83,6 +84,13 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strict
+        ),
+        // SMART Health Links without HTTP: the shlink:/ payload, the manifest request and manifest,
+        // and the files' JWE (alg dir, enc A256GCM, optional raw DEFLATE). Knows nothing of health.
+        .target(
+            name: "SmartHealthLinks",
+            dependencies: ["ByteEncodings", "Deflate", "FHIR", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .target(
@@ -263,6 +271,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SmartHealthLinksTests",
+            dependencies: ["SmartHealthLinks", "ByteEncodings", "Deflate", "FHIR", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(name: "SmartHealthCardsTests", dependencies: ["VerifiableRecords", "SmartHealthCards", "JOSE", "ByteEncodings", "Deflate", "OutboundHTTP", "NetworkAddresses", "TestSupport", "ZlibReference", "CZlib", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
