@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "VerifiableRecords", targets: ["VerifiableRecords"]),
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SmartHealthLinks", targets: ["SmartHealthLinks"]),
+        .library(name: "HealthSharing", targets: ["HealthSharing"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
@@ -177,6 +178,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Sharing with a clinician: following a SMART Health Link as a receiver (manifest, files,
+        // decryption through the pinned outbound client) and importing what it holds.
+        .target(
+            name: "HealthSharing",
+            dependencies: ["SmartHealthLinks", "HealthImport", "CardScanning", "OutboundHTTP", "NetworkAddresses", "FHIR"],
+            swiftSettings: strict
+        ),
         // SMART App Launch without HTTP: scopes and their consent categories, PKCE, client
         // assertions (private_key_jwt, ES384 and RS384) and signed id tokens.
         .target(
@@ -227,6 +235,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        // A real HTTP/1.1 server on loopback answering from a closure, for the provider-sync and
+        // sharing tests.
+        .target(
+            name: "LoopbackHTTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/LoopbackHTTP", swiftSettings: strict
+        ),
         // System zlib as the reference DEFLATE is checked and timed against (`ZlibOracle`).
         .target(name: "ZlibReference", dependencies: ["CZlib"], path: "Tests/ZlibReference", swiftSettings: strict),
         .testTarget(name: "ByteEncodingsTests", dependencies: ["ByteEncodings"], swiftSettings: strict),
@@ -324,9 +342,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "HealthSharingTests",
+            dependencies: [
+                "HealthSharing", "SmartHealthLinks", "HealthImport", "HealthStoreCore", "HealthStoreSQLite", "NetworkAddresses", "FHIR",
+                "LoopbackHTTP", "TestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ProviderSyncTests",
             dependencies: [
-                "ProviderSync", "FHIR", "HealthStoreCore", "HealthStoreSQLite", "OutboundHTTP", "NetworkAddresses", "ClinicalRecords", "SMARTAuthorization",
+                "LoopbackHTTP",                 "ProviderSync", "FHIR", "HealthStoreCore", "HealthStoreSQLite", "OutboundHTTP", "NetworkAddresses", "ClinicalRecords", "SMARTAuthorization",
                 "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

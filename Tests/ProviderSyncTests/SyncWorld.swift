@@ -1,6 +1,7 @@
 import Foundation
 import HealthStoreCore
 import HealthStoreSQLite
+import LoopbackHTTP
 import TestSupport
 
 @testable import ProviderSync

@@ -4,29 +4,29 @@ import NIOHTTP1
 import NIOPosix
 
 /// One request as a test server received it.
-struct ReceivedRequest: Sendable {
-    let method: String
+public struct ReceivedRequest: Sendable {
+    public let method: String
     /// The request target as sent (`/fhir/Observation?patient=p1&_count=200`).
-    let uri: String
-    let headers: [(String, String)]
-    let body: String
+    public let uri: String
+    public let headers: [(String, String)]
+    public let body: String
 
-    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 
     /// The path, percent-decoded.
-    var path: String { URLComponents(string: uri)?.path ?? uri }
+    public var path: String { URLComponents(string: uri)?.path ?? uri }
 
     /// A query parameter, decoded.
-    func query(_ name: String) -> String? { URLComponents(string: uri)?.queryItems?.first { $0.name == name }?.value }
+    public func query(_ name: String) -> String? { URLComponents(string: uri)?.queryItems?.first { $0.name == name }?.value }
 
     /// The bearer token sent, if any.
-    var bearer: String? {
+    public var bearer: String? {
         guard let value = header("Authorization"), value.hasPrefix("Bearer ") else { return nil }
         return String(value.dropFirst("Bearer ".count))
     }
 
     /// The body's `application/x-www-form-urlencoded` fields (a token request's).
-    var form: [String: String] {
+    public var form: [String: String] {
         var components = URLComponents()
         components.percentEncodedQuery = body.replacingOccurrences(of: "+", with: "%20")
         var fields: [String: String] = [:]
@@ -36,25 +36,32 @@ struct ReceivedRequest: Sendable {
 }
 
 /// What a test server answers.
-struct ScriptedReply: Sendable {
-    var status: Int
-    var headers: [(String, String)] = []
-    var body: String = ""
+public struct ScriptedReply: Sendable {
+    public var status: Int
+    public var headers: [(String, String)] = []
+    public var body: String = ""
 
-    static func json(_ status: Int, _ body: String, type: String = "application/fhir+json") -> ScriptedReply {
+    /// Makes a reply.
+    public init(status: Int, headers: [(String, String)] = [], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func json(_ status: Int, _ body: String, type: String = "application/fhir+json") -> ScriptedReply {
         ScriptedReply(status: status, headers: [("Content-Type", type)], body: body)
     }
 }
 
 /// A real HTTP/1.1 server on 127.0.0.1 (a free port), in process, answering each request from a
-/// closure: what the provider tests talk to over real loopback sockets, through the same pinned
+/// closure: what the provider and sharing tests talk to over real loopback sockets, through the same pinned
 /// client a sync uses against a real provider.
-final class LoopbackHTTPServer: Sendable {
+public final class LoopbackHTTPServer: Sendable {
     private let channel: any Channel
     /// The port it listens on.
-    let port: Int
+    public let port: Int
 
-    init(answer: @escaping @Sendable (ReceivedRequest) -> ScriptedReply) async throws {
+    public init(answer: @escaping @Sendable (ReceivedRequest) -> ScriptedReply) async throws {
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
@@ -68,7 +75,7 @@ final class LoopbackHTTPServer: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    func stop() async throws { try await channel.close() }
+    public func stop() async throws { try await channel.close() }
 
     deinit {
         // A test that ends early (a failed `#require`) still frees its port.
@@ -85,7 +92,7 @@ private final class ScriptedRequestHandler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var body = ""
 
-    init(answer: @escaping @Sendable (ReceivedRequest) -> ScriptedReply) {
+    public init(answer: @escaping @Sendable (ReceivedRequest) -> ScriptedReply) {
         self.answer = answer
     }
 
