@@ -227,7 +227,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "VerifiableRecords", "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
+                "VerifiableRecords", "HealthSharing", "SmartHealthLinks", "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
                 "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -331,7 +331,7 @@ let package = Package(
         .testTarget(
             name: "HealthRecordsCLITests",
             dependencies: [
-                "healthrecords", "FHIR", "ClinicalRecords", "HealthVocabulary", "SampleSignatures", "TestSupport",
+                "healthrecords", "FHIR", "ClinicalRecords", "HealthVocabulary", "SampleSignatures", "SmartHealthLinks", "LoopbackHTTP", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

@@ -8,7 +8,7 @@ import HealthStoreCore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports) and SMART Health Cards.",
+        abstract: "Import FHIR files and folders (Bundles, resources, NDJSON bulk exports), SMART Health Cards and SMART Health Links.",
         discussion: """
             Each file lands in one transaction: all of it or nothing. Folders are searched recursively \
             for *.json, *.ndjson, *.smart-health-card, *.png and *.jpg; there, JSON that is plainly not FHIR is \
@@ -17,13 +17,17 @@ struct ImportCommand: AsyncParsableCommand {
             Cards (.smart-health-card files, PNG images of their QR codes, shc:/ text, JWS; chunk files \
             given together form one card) are read as verify reads them, verified on the way in, and \
             refused when invalid unless --allow-unverified is given. Files are reported in the order \
-            given. Exit status: 0 when every file imported, 1 when any failed (the others still land), \
-            2 for usage errors.
+            given. A SMART Health Link (shlink:/… text, or a viewer URL with #shlink:/…) is followed: the \
+            manifest is asked for as --recipient, with --passcode-file (or a prompt) for a passcode link, \
+            each file decrypted with the link's key, its cards verified and its FHIR content imported as \
+            a source named after the link's label. Only public addresses are reached unless \
+            --allow-loopback. Exit status: 0 when every file imported, 1 when any failed (the others \
+            still land), 2 for usage errors.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Argument(help: "Files or folders to import.")
+    @Argument(help: "Files or folders to import, or SMART Health Links.")
     var paths: [String]
 
     @Option(help: "The source (institution) to file every record under.")
@@ -43,8 +47,21 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
+    @Option(help: "Who is asking, as a SMART Health Link's sharer sees it in the link's access log.")
+    var recipient = "HealthRecords"
+
+    @Option(name: .customLong("passcode-file"), help: ArgumentHelp("A file holding a passcode link's passcode (else it is asked for).", valueName: "FILE"))
+    var passcodeFile: String?
+
+    @Flag(name: .customLong("allow-loopback"), help: "Follow links to this machine, over http too (tests, a local server).")
+    var allowLoopback = false
+
     func validate() throws {
-        if paths.isEmpty { throw ValidationError("give at least one file or folder") }
+        if paths.isEmpty { throw ValidationError("give at least one file, folder or link") }
+        if recipient.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--recipient must not be empty") }
+        if json, paths.contains(where: Self.isLink), paths.contains(where: { !Self.isLink($0) }) {
+            throw ValidationError("with --json, give either files and folders or links, not both (one JSON document each)")
+        }
         if let fhirVersion, (try? FHIRVersion(versionString: fhirVersion)) == nil {
             throw ValidationError("--fhir-version must look like 4.0.1")
         }
@@ -62,13 +79,25 @@ struct ImportCommand: AsyncParsableCommand {
         options.allowUnverified = allowUnverified
         options.verificationTime = verification.at == nil ? nil : verification.time()
         let importer = RecordImporter(store: store, options: options)
+        let links = paths.filter(Self.isLink)
+        let files = paths.filter { !Self.isLink($0) }
+        // Links and files in one command: the links are reported first, then the files.
+        let linksImported = links.isEmpty ? true : try await importLinks(links, into: importer)
+        if files.isEmpty {
+            if !linksImported { throw ExitCode(1) }
+            return
+        }
+        try await importFiles(files, importer, linksImported: linksImported)
+    }
+
+    private func importFiles(_ files: [String], _ importer: RecordImporter, linksImported: Bool) async throws {
         let bar = ProgressBar()
-        let report = await importer.importPaths(paths) { p in
+        let report = await importer.importPaths(files) { p in
             bar.update(done: p.filesDone, total: p.filesTotal, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal, label: p.lastFile.path)
         }
         bar.finish()
         if json { printJSON(report) } else { printTable(report) }
-        if !report.succeeded { throw ExitCode(1) }
+        if !report.succeeded || !linksImported { throw ExitCode(1) }
     }
 
     private func printTable(_ report: ImportReport) {
