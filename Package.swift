@@ -211,7 +211,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
+                "HealthSharing", "SmartHealthLinks", "VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
                 "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport", "HealthArchive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -361,7 +361,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "VerifiableRecords", "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
+                "LoopbackHTTP", "SmartHealthLinks", "VerifiableRecords", "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
                 "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), "CardScanning",

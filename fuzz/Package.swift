@@ -35,8 +35,9 @@ let package = Package(
             .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
         ], path: "Sources/FuzzCBOR"),
         .executableTarget(name: "FuzzCOSE", dependencies: [
-            .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "SmartHealthCards", package: "HealthRecords"),
+            .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "VerifiableRecords", package: "HealthRecords"),
             .product(name: "FHIR", package: "HealthRecords"),
         ], path: "Sources/FuzzCOSE"),
+        .executableTarget(name: "FuzzSHL", dependencies: [.product(name: "SmartHealthLinks", package: "HealthRecords")], path: "Sources/FuzzSHL"),
     ]
 )

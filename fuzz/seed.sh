@@ -5,7 +5,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 shared="$here/../../shared"
 seeds="$here/.seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzJPEG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE}
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzJPEG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE,FuzzSHL}
 n=0
 for f in "$shared"/data/fhir/r4-examples/*.json; do
   [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
@@ -74,3 +74,9 @@ fi
 cp "$shared"/vectors/shc/spec-examples-2021/*.png "$seeds/FuzzPNG/" 2>/dev/null || true
 # JPEG: the decoder's own fixtures (baseline, progressive, restart markers, subsampling, EXIF).
 cp "$here"/../Tests/QRCodeTests/Fixtures/jpeg/*.jpg "$seeds/FuzzJPEG/" 2>/dev/null || true
+# SMART Health Links: the first byte picks what the rest is (0 link text, 1 payload JSON, 2 JWE,
+# 3 manifest); the IG's examples for each.
+for f in "$shared"/vectors/shl/*-shl.txt; do { printf '\x00'; cat "$f"; } > "$seeds/FuzzSHL/link-$(basename "$f")"; done
+for f in "$shared"/vectors/shl/shl-payload-*.json; do { printf '\x01'; cat "$f"; } > "$seeds/FuzzSHL/payload-$(basename "$f")"; done
+for f in "$shared"/vectors/shl/*-enc.txt; do { printf '\x02'; cat "$f"; } > "$seeds/FuzzSHL/jwe-$(basename "$f")"; done
+{ printf '\x03'; cat "$shared"/vectors/shl/shl-manifest-1.json; } > "$seeds/FuzzSHL/manifest-1.json"

@@ -1,9 +1,11 @@
 import ClinicalRecords
 import Foundation
 import HealthImport
+import HealthSharing
 import HealthStoreCore
 import Hummingbird
 import Logging
+import NetworkAddresses
 import OutboundHTTP
 import ProviderSync
 import SMARTAuthorization
@@ -36,6 +38,7 @@ public struct HealthServer: Sendable {
     let person: PersonAccess
     let providerSync: SyncScheduler
     let fhir: FHIRService
+    let sharedLinks: SharedLinkFetcher
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -76,6 +79,8 @@ public struct HealthServer: Sendable {
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
         providerSync = SyncScheduler(syncer: ProviderSyncer(store: store))
         fhir = FHIRService(store: store, address: address)
+        let clock = store.clock
+        sharedLinks = SharedLinkFetcher(addresses: AddressPolicy(allowLoopback: configuration.allowLoopbackProviders), resolver: resolver, now: { clock.now })
     }
 
     /// The person's sign-in link (`…/login?token=…`).
@@ -127,7 +132,7 @@ public struct HealthServer: Sendable {
         var importOptions = RecordImporter.Options()
         importOptions.cardVerifier = configuration.cardVerifier
         importOptions.dccVerifier = configuration.dccVerifier
-        UploadRoutes(importer: RecordImporter(store: store, options: importOptions), pages: pages).register(on: signedIn)
+        UploadRoutes(importer: RecordImporter(store: store, options: importOptions), links: sharedLinks, pages: pages).register(on: signedIn)
         ConsentRoutes(pending: appAccess.pending, consent: consent, pages: pages).register(on: signedIn)
         AuthorizeRoutes(store: store, clock: store.clock, consent: consent, person: person, pages: pages, address: address)
             .register(on: router, signedIn: signedIn)

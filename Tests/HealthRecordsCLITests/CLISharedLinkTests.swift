@@ -37,6 +37,14 @@ import TestSupport
         #expect((file["inserted"]?.numberValue?.intValue ?? 0) > 0)
         #expect(try cli.run(["sources"]).output.contains("IPS from the clinic"))
 
+        // A picture of the link's QR code is the link (level M, as a sharer draws it).
+        let png = dir.path("link.png")
+        #expect(try cli.run(["qr", "encode", "--text", direct, "--level", "M", "--png", png]).status == 0)
+        let fromPicture = try cli.run(["import", png, "--recipient", "Dr Example", "--allow-loopback", "--json"])
+        #expect(fromPicture.status == 0, "\(fromPicture.stderr)")
+        let again = try #require(try JSONReader().read(fromPicture.stdout)["links"]?.arrayValue?.first?["files"]?.arrayValue?.first)
+        #expect(again["status"]?.stringValue == "imported" && again["unchanged"]?.numberValue?.intValue == file["inserted"]?.numberValue?.intValue)
+
         let refused = try cli.run(["import", direct, "--recipient", "Dr Example"])
         #expect(refused.status == 1 && refused.stderr.contains("shl.fetch"), "\(refused.stderr)")
 

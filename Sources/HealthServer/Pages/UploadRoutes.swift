@@ -2,20 +2,29 @@ import CardScanning
 import DigitalCovidCertificates
 import Foundation
 import HealthImport
+import HealthSharing
 import HealthStoreCore
 import Hummingbird
 import SmartHealthCards
+import SmartHealthLinks
 import VerifiableRecords
 
 /// "Add from the browser": a `.smart-health-card` file, `shc:/` or `HC1:` text, a FHIR file
-/// (JSON or NDJSON), or a photo of a QR code. Cards and certificates are read by the same reader
-/// as `verify` and `import`; everything is stored through the same importer as files on the
-/// command line (``RecordImporter``): cards checked by its one rule at the store's clock and
-/// stored only when valid, FHIR as a document of the file's name.
+/// (JSON or NDJSON), a SMART Health Link (its text, a viewer URL, or a photo of its QR code), or
+/// a photo of a card's QR code. Cards and certificates are read by the same reader as `verify`
+/// and `import`; everything is stored through the same importer as files on the command line
+/// (``RecordImporter``): cards checked by its one rule at the store's clock and stored only when
+/// valid, FHIR as a document of the file's name, a link's files as `import` stores them.
 struct UploadRoutes {
     /// The one way in: its options carry the server's card and certificate verifiers.
     let importer: RecordImporter
+    /// Follows links the person pastes or photographs (public addresses only, unless the
+    /// server allows loopback providers).
+    let links: SharedLinkFetcher
     let pages: PersonPages
+
+    /// Who a link's sharer is told asked for its files.
+    static let recipient = "HealthRecords"
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         let limit = pages.uploadLimit >> 20
@@ -29,8 +38,9 @@ struct UploadRoutes {
             if let file = form.part("file"), !file.data.isEmpty { items.append((file.filename.map(Self.safeName) ?? "upload", file.data)) }
             if let text = form["text"]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty { items.append(("pasted text", Data(text.utf8))) }
             guard !items.isEmpty else { return pages.page(context, UploadPage(limit: limit, error: "Choose a file or paste text first.")) }
+            let passcode = form["passcode"].flatMap { $0.isEmpty ? nil : $0 }
             var results: [UploadedPage.Result] = []
-            for item in items { results += try await handle(name: item.name, data: item.data) }
+            for item in items { results += try await handle(name: item.name, data: item.data, passcode: passcode) }
             return pages.page(context, UploadedPage(results: results))
         }
     }
@@ -42,10 +52,62 @@ struct UploadRoutes {
         return trimmed.isEmpty ? "upload" : trimmed
     }
 
-    func handle(name: String, data: Data) async throws -> [UploadedPage.Result] {
+    func handle(name: String, data: Data, passcode: String? = nil) async throws -> [UploadedPage.Result] {
         let kind = CardInputKind(of: data)
+        if data.count <= SHLinkPayload.maximumLinkLength, let text = String(data: data, encoding: .utf8), SHLinkPayload.isLink(text) {
+            return await link(text, passcode: passcode)
+        }
+        if kind == .png || kind == .jpeg {
+            let found = try await linksInImage(name: name, data: data)
+            if !found.isEmpty {
+                var results: [UploadedPage.Result] = []
+                for text in found { results += await link(text, passcode: passcode) }
+                return results
+            }
+        }
         if kind.isCardContent || name.lowercased().hasSuffix(".smart-health-card") { return try await cards(name: name, data: data) }
         return [await fhir(name: name, data: data)]
+    }
+
+    /// The links in an image's QR codes (empty for a card's code), read within the upload limits
+    /// behind the process's ``ImageDecodeGate``.
+    private func linksInImage(name: String, data: Data) async throws -> [String] {
+        let limits = CardInputReader.Limits.uploads
+        let read: @Sendable () -> [String] = {
+            let symbols = (try? CardImageReader.symbols(image: data, origin: name, png: limits.png, jpeg: limits.jpeg)) ?? []
+            return symbols.map(\.decoded.text).filter(SHLinkPayload.isLink)
+        }
+        return (try? await ImageDecodeGate.shared.run(read)) ?? []
+    }
+
+    /// Follows a link and imports its files as `import` does; each file reported as an upload is.
+    func link(_ text: String, passcode: String?) async -> [UploadedPage.Result] {
+        let link: SHLinkPayload
+        do { link = try SHLinkPayload(link: text) } catch { return [Self.linkFailure(error.code, error.description)] }
+        let files: [SharedLinkFile]
+        do { files = try await links.fetch(link, recipient: Self.recipient, passcode: passcode) } catch {
+            return [Self.linkFailure(error.code, error.description, label: link.label)]
+        }
+        let report = await SharedLinkImporter(importer: importer).importFiles(files, from: link)
+        let name = link.label ?? "Shared link"
+        return report.files.flatMap { file -> [UploadedPage.Result] in
+            let fileName = "\(name), file \(file.index + 1)"
+            switch file.outcome {
+            case .records(let result): return [Self.fhirResult(name: fileName, result)]
+            case .cards(let cards): return cards.map(UploadedPage.Result.init)
+            case .skipped(let reason):
+                return [UploadedPage.Result(name: fileName, kind: "Link", ok: true, verdict: "Skipped: \(reason)", summary: "", issuer: "", errors: [], warnings: [])]
+            case .failed(let reason):
+                return [UploadedPage.Result(
+                    name: fileName, kind: "Link", ok: false, verdict: "Not added", summary: "", issuer: "", errors: [VerificationIssue("shl.content", reason)], warnings: [])]
+            }
+        }
+    }
+
+    private static func linkFailure(_ code: String, _ message: String, label: String? = nil) -> UploadedPage.Result {
+        UploadedPage.Result(
+            name: label ?? "Shared link", kind: "Link", ok: false, verdict: "Not added", summary: "", issuer: "",
+            errors: [VerificationIssue(VerificationCode(rawValue: code), message)], warnings: [])
     }
 
     /// Cards and certificates. Images are read within the upload limits
@@ -74,7 +136,10 @@ struct UploadRoutes {
     func fhir(name: String, data: Data) async -> UploadedPage.Result {
         var file = name == "pasted text" ? "pasted.json" : name
         if !file.lowercased().hasSuffix(".json") && !file.lowercased().hasSuffix(".ndjson") { file += ".json" }
-        let f = await importer.importFHIR(data, name: file)
+        return Self.fhirResult(name: name, await importer.importFHIR(data, name: file))
+    }
+
+    private static func fhirResult(name: String, _ f: FileImportResult) -> UploadedPage.Result {
         let ok = f.status == .imported
         let o = f.outcome
         return UploadedPage.Result(

@@ -37,6 +37,12 @@ extension SHLinkPayload {
         }
     }
 
+    /// Whether text is a link (`shlink:/…`, or a viewer URL with `#shlink:/…`), before it is
+    /// read: what an importer asks to tell a link from a path or a card's text.
+    public static func isLink(_ text: String) -> Bool {
+        encodedPayload(in: Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))) != nil
+    }
+
     /// The text after `shlink:/`, at the start of `text` or after a `#`; `nil` when neither.
     static func encodedPayload(in text: Substring) -> Substring? {
         if let rest = afterScheme(text) { return rest }

@@ -3,14 +3,21 @@ import Foundation
 import HealthImport
 import HealthSharing
 import NetworkAddresses
+import QRCode
 import SmartHealthLinks
 
 extension ImportCommand {
-    /// Whether an argument is a SMART Health Link (`shlink:/…`, or a viewer URL with
-    /// `#shlink:/…`) rather than a path.
-    static func isLink(_ argument: String) -> Bool {
-        let lower = argument.lowercased()
-        return lower.hasPrefix(SHLinkPayload.scheme) || lower.contains("#" + SHLinkPayload.scheme)
+    /// Whether an argument is a SMART Health Link rather than a path.
+    static func isLink(_ argument: String) -> Bool { SHLinkPayload.isLink(argument) }
+
+    /// The links in the QR codes of an image given as an argument (a photo of a link's QR code);
+    /// empty for anything else, which is then imported as a file (a card's QR code, say).
+    static func links(inImage path: String) -> [String] {
+        let ext = (path as NSString).pathExtension.lowercased()
+        guard ["png", "jpg", "jpeg"].contains(ext), let data = FileManager.default.contents(atPath: path),
+            let codes = try? QRReader.read(imageData: data)
+        else { return [] }
+        return codes.map(\.text).filter(isLink)
     }
 
     /// Follows each link and imports what it holds; `true` when everything imported.

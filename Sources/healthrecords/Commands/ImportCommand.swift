@@ -79,8 +79,13 @@ struct ImportCommand: AsyncParsableCommand {
         options.allowUnverified = allowUnverified
         options.verificationTime = verification.at == nil ? nil : verification.time()
         let importer = RecordImporter(store: store, options: options)
-        let links = paths.filter(Self.isLink)
-        let files = paths.filter { !Self.isLink($0) }
+        var links = paths.filter(Self.isLink)
+        var files: [String] = []
+        for path in paths where !Self.isLink(path) {
+            // A picture of a link's QR code is the link; any other picture is a card's.
+            let inImage = Self.links(inImage: path)
+            if inImage.isEmpty { files.append(path) } else { links += inImage }
+        }
         // Links and files in one command: the links are reported first, then the files.
         let linksImported = links.isEmpty ? true : try await importLinks(links, into: importer)
         if files.isEmpty {

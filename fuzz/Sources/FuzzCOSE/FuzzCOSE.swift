@@ -1,7 +1,7 @@
 import DigitalCovidCertificates
 import FHIR
 import Foundation
-import SmartHealthCards
+import VerifiableRecords
 
 /// The whole DCC path from outside bytes: zlib-compressed COSE (what base45 carries), raw
 /// COSE_Sign1, and QR text through the verifier — claims, schema, value sets, signature, times
