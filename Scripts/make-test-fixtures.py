@@ -9,7 +9,8 @@ their first lines (whole lines: every line is still one resource). Each folder's
 by hand, kept when the script runs again) names the source, its version and its licence.
 
 What is taken, and why:
-- every official SMART Health Card, SMART Health Link, JOSE and Wycheproof vector (small);
+- every official SMART Health Card, SMART Health Link, JOSE and Wycheproof vector (small), and
+  every International Patient Summary example (the IG's, national programmes', real EHRs': 1.1 MB);
 - three Synthea R4 people (an infant, a young adult with a condition, a child of about 1 MB with a
   long immunization series), all the DSTU2 bundles, every HL7 R4 example;
 - the NDJSON bulk export cut to NDJSON_LINES lines per file;
@@ -34,6 +35,7 @@ WHOLE_FOLDERS = [
     "vectors/jose",
     "vectors/wycheproof",
     "vectors/shl",
+    "vectors/ips",
     "data/fhir/r4-examples",
     "data/fhir/dstu2",
 ]

@@ -85,7 +85,7 @@ public struct FHIRResource: Sendable, Hashable {
         return type
     }
 
-    /// An `id` value checked against FHIR's id rule: 1–64 of `A–Z a–z 0–9 - .`.
+    /// An `id` value checked against FHIR's id alphabet (``isValidIdentifier(_:)``).
     public static func validIdentifier(_ value: JSONValue, type: FHIRResourceType, offset: Int?) throws(FHIRError) -> String {
         guard let id = value.stringValue else {
             throw .invalidIdentifier(resourceType: type.rawValue, id: JSONWriter.minifiedString(value), offset: offset)
@@ -94,10 +94,15 @@ public struct FHIRResource: Sendable, Hashable {
         return id
     }
 
-    /// Whether text is a valid FHIR id.
+    /// The longest id accepted. FHIR R4 allows 64 characters, but real EHR output sends longer
+    /// ids in the same alphabet (an Epic IPS from an HL7 connectathon names a Medication with 109):
+    /// they are taken as they are, up to this bound, rather than refusing the whole document.
+    public static let maximumIdentifierLength = 256
+
+    /// Whether text is a usable FHIR id: 1–``maximumIdentifierLength`` of `A–Z a–z 0–9 - .`.
     public static func isValidIdentifier(_ id: String) -> Bool {
         let u = id.utf8
-        return (1...64).contains(u.count) && u.allSatisfy {
+        return (1...maximumIdentifierLength).contains(u.count) && u.allSatisfy {
             (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x2E
         }
     }
