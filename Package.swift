@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SmartHealthCards", targets: ["SmartHealthCards"]),
         .library(name: "SmartHealthLinks", targets: ["SmartHealthLinks"]),
         .library(name: "HealthSharing", targets: ["HealthSharing"]),
+        .library(name: "PatientSummary", targets: ["PatientSummary"]),
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
@@ -178,6 +179,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The International Patient Summary (IPS 2.0.1) built from the consolidated records.
+        .target(
+            name: "PatientSummary",
+            dependencies: ["FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary"],
+            swiftSettings: strict
+        ),
         // Sharing with a clinician: following a SMART Health Link as a receiver (manifest, files,
         // decryption through the pinned outbound client) and importing what it holds.
         .target(
@@ -227,7 +234,7 @@ let package = Package(
         .executableTarget(
             name: "healthrecords",
             dependencies: [
-                "VerifiableRecords", "HealthSharing", "SmartHealthLinks", "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
+                "VerifiableRecords", "HealthSharing", "SmartHealthLinks", "PatientSummary", "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
                 "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -339,6 +346,11 @@ let package = Package(
         .testTarget(
             name: "HealthArchiveTests",
             dependencies: ["HealthArchive", "HealthStoreCore", "ClinicalRecords", "FHIR", "SmartHealthCards", "Deflate", "ZlibReference", "CZlib", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PatientSummaryTests",
+            dependencies: ["PatientSummary", "HealthImport", "HealthStoreCore", "HealthStoreSQLite", "FHIR", "ClinicalRecords", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

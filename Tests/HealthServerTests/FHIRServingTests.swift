@@ -1,3 +1,4 @@
+import ClinicalRecords
 import FHIR
 import Foundation
 import HealthStoreCore

@@ -9,17 +9,17 @@ import Foundation
 /// extension URL is kept once. Single values (gender, birth date, marital status…) come from
 /// the most recently added Patient that has them. `text`, `link` and `contained` are left out:
 /// they describe one provider's copy.
-enum PatientMerger {
+public enum PatientMerger {
     /// The list elements united across the parts.
-    static let unitedLists: Set<String> = [
+    public static let unitedLists: Set<String> = [
         "identifier", "name", "telecom", "address", "contact", "communication", "photo", "generalPractitioner",
     ]
     /// Elements that describe one provider's copy and are left out.
-    static let dropped: Set<String> = ["resourceType", "id", "meta", "text", "link", "contained"]
+    public static let dropped: Set<String> = ["resourceType", "id", "meta", "text", "link", "contained"]
 
     /// The merged Patient, from the parts oldest first (each already served: references
     /// rewritten), and the last time any part was added.
-    static func merge(_ parts: [JSONObject], personID: String, lastUpdated: String, versionId: String? = nil) -> JSONObject {
+    public static func merge(_ parts: [JSONObject], personID: String, lastUpdated: String, versionId: String? = nil) -> JSONObject {
         var order: [String] = []
         var lists: [String: [JSONValue]] = [:]
         var seen: [String: Set<String>] = [:]
