@@ -218,7 +218,7 @@ let package = Package(
         .target(
             name: "HealthServer",
             dependencies: [
-                "HealthSharing", "SmartHealthLinks", "VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
+                "PatientSummary", "HealthSharing", "SmartHealthLinks", "VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
                 "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport", "HealthArchive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),

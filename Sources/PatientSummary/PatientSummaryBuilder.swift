@@ -15,26 +15,42 @@ import HealthVocabulary
 /// the same source comes along, and any other reference is taken out (its display stays). Only
 /// FHIR R4 records go in (the IPS is R4).
 public struct PatientSummaryBuilder: Sendable {
-    /// Where the records come from.
-    public let store: any RecordReading
+    /// The records of a clinical type.
+    let records: @Sendable (RecordQuery) async throws -> [ClinicalRecord]
+    /// Context resources (Patients, Medications, Organizations, Practitioners) of a type and source.
+    let context: @Sendable (FHIRResourceType, String?) async throws -> [StoredResource]
+    /// Whether a resource may go in at all (an app's token scopes); everything by default.
+    let admits: @Sendable (JSONObject) -> Bool
     /// The time the document is dated.
     public let now: Date
     /// The most entries of results, vital signs and procedures (the newest are kept).
     public var maxPerSection = 100
 
-    /// Makes a builder over a store.
+    /// Makes a builder over the person's whole store.
     public init(store: any RecordReading, now: Date = Date()) {
-        self.store = store
+        records = { try await store.records($0) }
+        context = { try await store.contextResources(ofType: $0, source: $1) }
+        admits = { _ in true }
+        self.now = now
+    }
+
+    /// Makes a builder over what an app may read: its grants and watermarks (``AppView``, which
+    /// audits the reads), narrowed by `admits` (its token's scopes). A section the app may not
+    /// read is built as an empty one is.
+    public init(view: AppView, now: Date, admits: @escaping @Sendable (JSONObject) -> Bool = { _ in true }) {
+        records = { try await view.records($0) }
+        context = { try await view.contextResources(ofType: $0, source: $1) }
+        self.admits = admits
         self.now = now
     }
 
     /// Builds the summary.
     public func build() async throws -> PatientSummary {
-        var work = SummaryWork(store: store)
+        var work = SummaryWork(context: context, admits: admits)
         let patientURN = "urn:uuid:" + UUID().uuidString.lowercased()
         let authorURN = "urn:uuid:" + UUID().uuidString.lowercased()
-        let patientParts = try await store.contextResources(ofType: "Patient", source: nil)
-            .filter { $0.resource.fhirVersion.fhirRelease == .r4 }
+        let patientParts = try await context("Patient", nil)
+            .filter { $0.resource.fhirVersion.fhirRelease == .r4 && ((try? $0.resource.json()).map(admits) ?? false) }
             .sorted { $0.addedDate < $1.addedDate }
         for part in patientParts { work.patientIDs.insert(Self.key(part.source.identifier, "Patient", part.resource.identifier)) }
 
@@ -44,7 +60,9 @@ public struct PatientSummaryBuilder: Sendable {
         var byType: [ClinicalType: [ClinicalRecord]] = [:]
         for section in SummarySection.allCases {
             if byType[section.clinicalType] == nil {
-                byType[section.clinicalType] = try await store.records(RecordQuery(type: section.clinicalType)).filter { $0.fhirResource.fhirVersion.fhirRelease == .r4 }
+                byType[section.clinicalType] = try await records(RecordQuery(type: section.clinicalType)).filter {
+                    $0.fhirResource.fhirVersion.fhirRelease == .r4 && ((try? $0.fhirResource.json()).map(admits) ?? false)
+                }
             }
             chosen.append((section, try select(section, byType[section.clinicalType] ?? [])))
         }

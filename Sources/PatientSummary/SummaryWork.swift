@@ -6,7 +6,8 @@ import HealthStoreCore
 /// What building one summary keeps track of: the `urn:uuid:` of every resource going in, the
 /// providers' Patient ids, and the Medications, Organizations and Practitioners brought along.
 struct SummaryWork {
-    let store: any RecordReading
+    let context: @Sendable (FHIRResourceType, String?) async throws -> [StoredResource]
+    let admits: @Sendable (JSONObject) -> Bool
     /// `source · Patient · id` of every provider Patient: references to any of them are the
     /// merged Patient.
     var patientIDs = Set<String>()
@@ -16,12 +17,15 @@ struct SummaryWork {
     private var byID: [String: String] = [:]
     /// Entries brought along because an entry points at them.
     private(set) var companions: [JSONValue] = []
-    private var context: [String: [StoredResource]] = [:]
+    private var kept: [String: [StoredResource]] = [:]
 
     /// The types an entry's reference may bring along from the store.
     static let companionTypes: Set<String> = ["Medication", "Organization", "Practitioner"]
 
-    init(store: any RecordReading) { self.store = store }
+    init(context: @escaping @Sendable (FHIRResourceType, String?) async throws -> [StoredResource], admits: @escaping @Sendable (JSONObject) -> Bool) {
+        self.context = context
+        self.admits = admits
+    }
 
     /// The urn of a record going in (made the first time it is asked for).
     @discardableResult
@@ -61,7 +65,7 @@ struct SummaryWork {
         guard bringAlong else { return nil }
         for candidate in type.map({ [$0] }) ?? Self.companionTypes.sorted() where Self.companionTypes.contains(candidate) {
             guard let found = try await contextResources(candidate, source).first(where: { $0.resource.identifier == id }),
-                found.resource.fhirVersion.fhirRelease == .r4, let object = try? found.resource.json()
+                found.resource.fhirVersion.fhirRelease == .r4, let object = try? found.resource.json(), admits(object)
             else { continue }
             let urn = assign(source, candidate, id)
             let companion = try await prepared(object, source: source, urn: urn, patient: patient, bringAlong: false)
@@ -73,9 +77,9 @@ struct SummaryWork {
 
     private mutating func contextResources(_ type: String, _ source: String) async throws -> [StoredResource] {
         let key = type + "\u{1F}" + source
-        if let known = context[key] { return known }
-        let found = try await store.contextResources(ofType: FHIRResourceType(type), source: source)
-        context[key] = found
+        if let known = kept[key] { return known }
+        let found = try await context(FHIRResourceType(type), source)
+        kept[key] = found
         return found
     }
 

@@ -1,7 +1,7 @@
 import HealthVocabulary
 
 /// The server's R4 CapabilityStatement (`GET /fhir/metadata`): the types served (read and
-/// search), their search parameters, `Patient/$everything`, and SMART on FHIR security with
+/// search), their search parameters, `Patient/$everything` and `$summary`, and SMART on FHIR security with
 /// the `oauth-uris` extension clients such as `fhirclient` discover the endpoints from.
 enum CapabilityStatementBuilder {
     /// The date of this statement's content (it changes when the served API does).
@@ -47,7 +47,10 @@ enum CapabilityStatementBuilder {
             ]
             if type == "Patient" {
                 members.append(
-                    ("operation", .array([.object([("name", .string("everything")), ("definition", .string("http://hl7.org/fhir/OperationDefinition/Patient-everything"))])])))
+                    ("operation", .array([
+                        .object([("name", .string("everything")), ("definition", .string("http://hl7.org/fhir/OperationDefinition/Patient-everything"))]),
+                        .object([("name", .string("summary")), ("definition", .string("http://hl7.org/fhir/uv/ips/OperationDefinition/summary"))]),
+                    ])))
             }
             return .object(members)
         }

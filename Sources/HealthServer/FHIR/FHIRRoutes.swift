@@ -9,7 +9,8 @@ import Hummingbird
 /// `/fhir/.well-known/smart-configuration` and `/.well-known/smart-configuration`. Behind
 /// ``BearerAuthMiddleware``: `GET /fhir/{type}/{id}`, `GET /fhir/{type}?…` (and `POST
 /// /fhir/{type}/_search` with a form body), next pages as `GET /fhir/{type}?_page=…`,
-/// `GET /fhir/Patient/{id}/$everything`, and a resource's history: `GET /fhir/{type}/{id}/_history`
+/// `GET /fhir/Patient/{id}/$everything`, `GET /fhir/Patient/{id}/$summary` (the International
+/// Patient Summary of what the app may read), and a resource's history: `GET /fhir/{type}/{id}/_history`
 /// and `…/_history/{vid}` (vread). Reads answer with `ETag` and `Last-Modified`, and `304` to a
 /// matching `If-None-Match`.
 struct FHIRRoutes {
@@ -74,10 +75,11 @@ struct FHIRRoutes {
             let type = try Self.type(context)
             let id = context.parameters.get("id") ?? ""
             let operation = context.parameters.get("operation")?.removingPercentEncoding ?? ""
-            guard type == "Patient", operation == "$everything" else {
+            guard type == "Patient", operation == "$everything" || operation == "$summary" else {
                 throw FHIRRequestError.notSupported("\(type)/{id}/\(operation) is not an operation this server answers")
             }
             guard id == (try await service.shared().personID) else { throw FHIRRequestError.notFound(resourceType: type, id: id) }
+            if operation == "$summary" { return FHIRResponse.make(try await service.summary(Self.caller(context), now: Date())) }
             return try await Self.search(type: type, everything: true, pairs: Self.query(request), request: request, context: context, service, cap)
         }
     }
