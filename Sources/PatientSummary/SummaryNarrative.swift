@@ -1,3 +1,5 @@
+import FHIR
+
 /// The readable XHTML a section carries: a table of what it holds, every value escaped.
 enum SummaryNarrative {
     /// A section's `div`: a table with one row per item, or a sentence when there is none.
@@ -14,20 +16,5 @@ enum SummaryNarrative {
         return html + "</tbody></table></div>"
     }
 
-    /// Text as XHTML character data: `&`, `<`, `>` and quotes escaped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { XMLText.escape(text) }
 }

@@ -45,8 +45,7 @@ import Testing
     @Test(arguments: ServerEngine.all)
     func webhooksAreSignedWithTheAppSecretAndRetried(engine: ServerEngine) async throws {
         let w = try await ServerWorld(engine, failingDeliveries: 1)
-        let creds = try await w.register([.clinical(.labResult)])
-        try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
+        let creds = try await w.allowedApp([.clinical(.labResult)])
         try await w.test { client in
             let token = try await client.token(creds)
             let created = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"http://127.0.0.1:9/hook","types":["lab-result"]}"#)

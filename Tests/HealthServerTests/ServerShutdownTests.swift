@@ -14,8 +14,7 @@ import Testing
     @Test func readsAuditedJustBeforeTheStopAreWritten() async throws {
         let w = try await ServerWorld(.sqlite)
         try await w.importResources([Fixtures.record(.labResult, id: "l1")])
-        let creds = try await w.register([.clinical(.labResult)])
-        try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
+        let creds = try await w.allowedApp([.clinical(.labResult)])
         try await w.test(.live) { client in
             let token = try await client.token(creds)
             for _ in 0..<5 { #expect(try await client.call(.get, "/records?type=lab-result", token: token).status == .ok) }
@@ -32,8 +31,7 @@ import Testing
     /// another process) are not posted by a server that is no longer running.
     @Test func webhooksStopWithTheServer() async throws {
         let w = try await ServerWorld(.sqlite)
-        let creds = try await w.register([.clinical(.labResult)])
-        try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
+        let creds = try await w.allowedApp([.clinical(.labResult)])
         try await w.test { client in
             let token = try await client.token(creds)
             let created = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"http://127.0.0.1:9/hook","types":["lab-result"]}"#)

@@ -125,6 +125,13 @@ final class ServerWorld: Sendable {
             redirectURIs: Self.redirectURIs)
     }
 
+    /// Registers an app and allows it every type it asks for, new data included.
+    func allowedApp(_ types: Set<HealthDataType>) async throws -> AppCredentials {
+        let creds = try await register(types)
+        try await consent.decide(appID: creds.appID, AuthorizationDecision(allow: types, newData: .share))
+        return creds
+    }
+
     /// Saves two immunization cards and one laboratory card.
     func saveCards() async throws {
         func card(_ n: Int, types: [String], relevant: Date) -> (VerifiableClinicalRecord, CardStatus) {

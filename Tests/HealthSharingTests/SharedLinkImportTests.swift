@@ -8,6 +8,7 @@ import LoopbackHTTP
 import NetworkAddresses
 import SmartHealthCards
 import SmartHealthLinks
+import Synchronization
 import Testing
 import TestSupport
 
@@ -167,6 +168,22 @@ import TestSupport
         #expect(server.requests.isEmpty)
     }
 
+    /// A manifest's locations live an hour: past it, the manifest is asked for again before the
+    /// file is fetched.
+    @Test func aLocationOlderThanAnHourIsNotFollowed() async throws {
+        let key = SHLKey.random()
+        let jwe = try SHLFileEncryption.encrypt(Data(#"{"resourceType":"Basic","id":"b1"}"#.utf8), contentType: SHLContentType.fhirJSON, key: key)
+        let server = try await LinkServer(files: [.init(contentType: SHLContentType.fhirJSON, jwe: jwe, embedded: false)])
+        // The link's expiry and the manifest's arrival are read at the start; every later reading
+        // is two hours on (a receiver that sat on its manifest).
+        let readings = Readings()
+        let start = Date()
+        let fetcher = SharedLinkFetcher(addresses: AddressPolicy(allowLoopback: true), now: { readings.next() < 2 ? start : start.addingTimeInterval(7200) })
+        let files = try await fetcher.fetch(try SHLinkPayload(url: server.manifestURL, key: key), recipient: "Clinic")
+        #expect(files.count == 1)
+        #expect(server.requests.map(\.method) == ["POST", "POST", "GET"])
+    }
+
     @Test func aManifestOverTheCapsIsRefused() async throws {
         let key = SHLKey.random()
         let jwe = try SHLFileEncryption.encrypt(Data("{}".utf8), contentType: SHLContentType.fhirJSON, key: key)
@@ -182,4 +199,12 @@ import TestSupport
             #expect(error.code == "shl.tooLarge")
         }
     }
+}
+
+/// Counts the times a clock was read.
+final class Readings: Sendable {
+    private let count = Mutex(0)
+
+    /// The number of readings before this one.
+    func next() -> Int { count.withLock { n in defer { n += 1 }; return n } }
 }

@@ -1,4 +1,5 @@
 import ClinicalRecords
+import FHIR
 import Foundation
 
 /// Server-rendered SVG charts of a series: no JavaScript; a title, a description and one
@@ -123,19 +124,5 @@ enum TrendChart {
 
     static func day(_ d: Date) -> String { PageDates.short(d) }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { XMLText.escape(s) }
 }
