@@ -57,6 +57,7 @@ public struct PatientSummaryBuilder: Sendable {
         // Choose each section's records, then give every chosen record its urn, so that entries
         // can point at each other whatever their order.
         var chosen: [(SummarySection, [ClinicalRecord])] = []
+        var alsoFrom: [RecordIdentity: [RecordSource]] = [:]
         var byType: [ClinicalType: [ClinicalRecord]] = [:]
         for section in SummarySection.allCases {
             if byType[section.clinicalType] == nil {
@@ -64,7 +65,9 @@ public struct PatientSummaryBuilder: Sendable {
                     $0.fhirResource.fhirVersion.fhirRelease == .r4 && ((try? $0.fhirResource.json()).map(admits) ?? false)
                 }
             }
-            chosen.append((section, try select(section, byType[section.clinicalType] ?? [])))
+            let selection = try select(section, byType[section.clinicalType] ?? [])
+            chosen.append((section, selection.records))
+            alsoFrom.merge(selection.alsoFrom) { a, _ in a }
         }
         for (_, records) in chosen {
             for record in records { work.urn(for: record) }
@@ -73,6 +76,7 @@ public struct PatientSummaryBuilder: Sendable {
         var sections: [JSONValue] = []
         var counts: [PatientSummary.SectionCount] = []
         var entries: [JSONValue] = []
+        var provenances: [JSONValue] = []
         for (section, records) in chosen {
             var references: [JSONValue] = []
             var rows: [[String]] = []
@@ -86,6 +90,7 @@ public struct PatientSummaryBuilder: Sendable {
                 }
                 if (section == .results || section == .vitalSigns), !Self.hasValue(object) { continue }
                 entries.append(Self.entry(urn, object))
+                if let others = alsoFrom[record.identity] { provenances.append(Self.provenance(of: urn, from: [record.source] + others, at: now)) }
                 references.append(.object(JSONObject([JSONMember("reference", .string(urn))])))
                 rows.append(Self.row(section, record, object))
             }
@@ -129,7 +134,7 @@ public struct PatientSummaryBuilder: Sendable {
             JSONMember("deviceName", .array([.object(JSONObject([JSONMember("name", .string("HealthRecords")), JSONMember("type", .string("user-friendly-name"))]))])),
         ])
         let compositionURN = "urn:uuid:" + (composition["id"]?.stringValue ?? "")
-        let all = [Self.entry(compositionURN, composition), Self.entry(patientURN, patient), Self.entry(authorURN, author)] + entries + work.companions
+        let all = [Self.entry(compositionURN, composition), Self.entry(patientURN, patient), Self.entry(authorURN, author)] + entries + work.companions + provenances
         let bundle = JSONObject([
             JSONMember("resourceType", .string("Bundle")),
             JSONMember("identifier", .object(JSONObject([
@@ -144,16 +149,22 @@ public struct PatientSummaryBuilder: Sendable {
 
     // MARK: Choosing
 
-    /// The records a section takes, newest first, each fact once.
-    func select(_ section: SummarySection, _ records: [ClinicalRecord]) throws -> [ClinicalRecord] {
+    /// The records a section takes, newest first, each fact once; for a fact more than one
+    /// provider sent, the other providers of the record kept.
+    func select(_ section: SummarySection, _ records: [ClinicalRecord]) throws -> (records: [ClinicalRecord], alsoFrom: [RecordIdentity: [RecordSource]]) {
         let newestFirst = records.sorted { ($0.clinicalDate?.date ?? .distantPast) > ($1.clinicalDate?.date ?? .distantPast) }
-        var seen = Set<String>()
+        var seen: [String: RecordIdentity] = [:]
+        var alsoFrom: [RecordIdentity: [RecordSource]] = [:]
         var codes = Set<String>()
         var out: [ClinicalRecord] = []
         for record in newestFirst {
             guard let object = try? record.fhirResource.json(), Self.belongs(section, record.fhirResource.resourceType.rawValue, object) else { continue }
             let fact = Self.factKey(record, object)
-            guard seen.insert(fact).inserted else { continue }
+            if let kept = seen[fact] {
+                if kept.source != record.source.identifier, !(alsoFrom[kept]?.contains(record.source) ?? false) { alsoFrom[kept, default: []].append(record.source) }
+                continue
+            }
+            seen[fact] = record.identity
             if section == .results || section == .vitalSigns {
                 // The latest of each test or sign.
                 guard codes.insert(Self.codeKey(object)).inserted else { continue }
@@ -161,7 +172,21 @@ public struct PatientSummaryBuilder: Sendable {
             out.append(record)
             if [.results, .vitalSigns, .procedures].contains(section), out.count >= maxPerSection { break }
         }
-        return out
+        return (out, alsoFrom)
+    }
+
+    /// A Provenance naming every provider that sent a fact listed once.
+    static func provenance(of target: String, from sources: [RecordSource], at date: Date) -> JSONValue {
+        let provenance = JSONObject([
+            JSONMember("resourceType", .string("Provenance")),
+            JSONMember("id", .string(UUID().uuidString.lowercased())),
+            JSONMember("target", .array([.object(JSONObject([JSONMember("reference", .string(target))]))])),
+            JSONMember("recorded", .string(InstantText.string(date))),
+            JSONMember("agent", .array(sources.map { source in
+                .object(JSONObject([JSONMember("who", .object(JSONObject([JSONMember("display", .string(source.name))])))]))
+            })),
+        ])
+        return entry("urn:uuid:" + (provenance["id"]?.stringValue ?? ""), provenance)
     }
 
     /// Whether a record goes in a section, by its type and status.

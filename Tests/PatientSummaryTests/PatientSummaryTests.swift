@@ -73,12 +73,19 @@ import TestSupport
         let immunization = #"{"resourceType":"Immunization","id":"i1","status":"completed","vaccineCode":{"coding":[{"system":"http://hl7.org/fhir/sid/cvx","code":"140"}],"text":"Influenza"},"patient":{"reference":"Patient/p1"},"occurrenceDateTime":"2021-10-01"}"#
         let patient = #"{"resourceType":"Patient","id":"p1","name":[{"family":"Example","given":["Robin"]}]}"#
         let bundle = #"{"resourceType":"Bundle","type":"collection","entry":[{"resource":\#(patient)},{"resource":\#(immunization)}]}"#
-        let (_, store) = try await Self.store(importing: [("clinic.json", Data(bundle.utf8), "clinic"), ("pharmacy.json", Data(bundle.utf8), "pharmacy")])
+        let (dir, store) = try await Self.store(importing: [("clinic.json", Data(bundle.utf8), "clinic"), ("pharmacy.json", Data(bundle.utf8), "pharmacy")])
         let summary = try await PatientSummaryBuilder(store: store).build()
         #expect(summary.sections.first { $0.section == .immunizations }?.count == 1)
         #expect(Self.entries(summary).filter { $0.string("resourceType") == "Immunization" }.count == 1)
         // Both providers' Patients are the one Patient the document is about.
         #expect(Self.entries(summary).filter { $0.string("resourceType") == "Patient" }.count == 1)
+        // Both providers are kept, in a Provenance of the one entry.
+        let provenance = try #require(Self.entries(summary).first { $0.string("resourceType") == "Provenance" })
+        let agents = provenance.list("agent").compactMap { $0.objectValue?["who"]?.objectValue?.string("display") }
+        #expect(Set(agents) == ["clinic", "pharmacy"])
+        let immunizationURL = summary.bundle.list("entry").compactMap(\.objectValue).first { $0["resource"]?.objectValue?.string("resourceType") == "Immunization" }?.string("fullUrl")
+        #expect(provenance.list("target").first?.objectValue?.string("reference") == immunizationURL)
+        #expect(try Self.ipsCheck(summary.data, in: dir)["pass"] as? Bool == true)
     }
 
     /// Text from a provider is data, never markup, in the narrative; an empty required section
