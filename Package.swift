@@ -189,7 +189,7 @@ let package = Package(
         // decryption through the pinned outbound client) and importing what it holds.
         .target(
             name: "HealthSharing",
-            dependencies: ["SmartHealthLinks", "HealthImport", "CardScanning", "OutboundHTTP", "NetworkAddresses", "FHIR"],
+            dependencies: ["SmartHealthLinks", "HealthImport", "ProviderSync", "CardScanning", "OutboundHTTP", "NetworkAddresses", "FHIR"],
             swiftSettings: strict
         ),
         // SMART App Launch without HTTP: scopes and their consent categories, PKCE, client
@@ -356,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "HealthSharingTests",
             dependencies: [
-                "HealthSharing", "SmartHealthLinks", "HealthImport", "HealthStoreCore", "HealthStoreSQLite", "NetworkAddresses", "FHIR",
+                "HealthSharing", "SmartHealthLinks", "HealthImport", "HealthStoreCore", "HealthStoreSQLite", "NetworkAddresses", "FHIR", "ProviderSync",
                 "LoopbackHTTP", "TestSupport",
             ],
             swiftSettings: strict

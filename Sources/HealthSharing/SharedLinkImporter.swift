@@ -2,6 +2,7 @@ import CardScanning
 import FHIR
 import Foundation
 import HealthImport
+import ProviderSync
 import SmartHealthLinks
 
 /// Imports the files behind a SMART Health Link through the one way data enters (HealthImport):
@@ -10,10 +11,17 @@ import SmartHealthLinks
 public struct SharedLinkImporter: Sendable {
     /// The importer the files go through.
     public let importer: RecordImporter
+    /// Where an API access grant becomes a provider connection; `nil` to only report grants.
+    public let providers: ProviderDirectory?
+    /// Whether a grant's FHIR server may be on this machine (over http too).
+    public let allowLoopback: Bool
 
-    /// Makes an importer over a record importer (its store, trust policy and options).
-    public init(importer: RecordImporter) {
+    /// Makes an importer over a record importer (its store, trust policy and options); with
+    /// `providers`, access grants are kept as provider connections.
+    public init(importer: RecordImporter, providers: ProviderDirectory? = nil, allowLoopback: Bool = false) {
         self.importer = importer
+        self.providers = providers
+        self.allowLoopback = allowLoopback
     }
 
     /// The source name FHIR content from a link is filed under: its label, else its host.
@@ -45,9 +53,34 @@ public struct SharedLinkImporter: Sendable {
         case SHLContentType.fhirJSON:
             return .records(await importer.importFHIR(file.content, name: Self.sourceName(for: link)))
         case SHLContentType.smartAPIAccess:
-            return .skipped(reason: "an access grant to a FHIR server: connecting it as a provider is not supported yet")
+            return await connect(file.content, link)
         case let other:
             return .skipped(reason: "content of type \(other) is not imported")
+        }
+    }
+
+    /// An access grant (a SMART token response with `aud`, the FHIR base, and `patient`): kept as
+    /// a provider connection holding the token when a directory was given, else reported.
+    private func connect(_ content: Data, _ link: SHLinkPayload) async -> SharedLinkReport.Outcome {
+        guard let grant = (try? JSONReader().read(content))?.objectValue, let token = grant.string("access_token"), !token.isEmpty,
+            let base = grant.string("aud"), !base.isEmpty
+        else { return .failed(reason: "the access grant has no access_token or no aud") }
+        guard let providers else {
+            return .skipped(reason: "an access grant to \(base): import with --connect-access to keep it as a provider connection")
+        }
+        guard let patient = grant.string("patient"), !patient.isEmpty else {
+            return .failed(reason: "the access grant to \(base) names no patient, so its records cannot be told from others'")
+        }
+        var new = ProviderDirectory.NewProvider(fhirBase: base)
+        new.name = link.label
+        new.heldToken = token
+        new.patientID = patient
+        new.allowLoopback = allowLoopback
+        do {
+            let connection = try await providers.add(new)
+            return .connected(providerID: connection.id, fhirBase: connection.fhirBase)
+        } catch {
+            return .failed(reason: "the access grant to \(base) could not be kept: \(error)")
         }
     }
 

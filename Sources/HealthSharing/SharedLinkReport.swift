@@ -8,7 +8,11 @@ public struct SharedLinkReport: Sendable {
         case records(FileImportResult)
         /// SMART Health Cards, each checked and stored when valid.
         case cards([CardImportResult])
-        /// A file this receiver does not import (an API access grant, an unknown type).
+        /// An API access grant, kept as a provider connection with the token it holds (`sync`
+        /// downloads from it).
+        case connected(providerID: String, fhirBase: String)
+        /// A file this receiver does not import (an API access grant it was not asked to connect,
+        /// an unknown type).
         case skipped(reason: String)
         /// A file that could not be read as its type says (not JSON, no cards in it…).
         case failed(reason: String)
@@ -34,7 +38,7 @@ public struct SharedLinkReport: Sendable {
             switch file.outcome {
             case .records(let result): return result.status == .imported
             case .cards(let cards): return !cards.isEmpty && cards.allSatisfy { $0.card.isValid }
-            case .skipped: return true
+            case .connected, .skipped: return true
             case .failed: return false
             }
         }

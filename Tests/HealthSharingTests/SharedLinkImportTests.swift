@@ -6,6 +6,7 @@ import HealthStoreCore
 import HealthStoreSQLite
 import LoopbackHTTP
 import NetworkAddresses
+import ProviderSync
 import SmartHealthCards
 import SmartHealthLinks
 import Synchronization
@@ -182,6 +183,47 @@ import TestSupport
         let files = try await fetcher.fetch(try SHLinkPayload(url: server.manifestURL, key: key), recipient: "Clinic")
         #expect(files.count == 1)
         #expect(server.requests.map(\.method) == ["POST", "POST", "GET"])
+    }
+
+    /// An API access grant (a SMART token response with `aud` and `patient`) is kept as a
+    /// provider connection holding its token when asked, and only reported otherwise.
+    @Test func anAccessGrantBecomesAProviderConnectionWhenAsked() async throws {
+        let key = SHLKey.random()
+        let grant = #"{"access_token":"held-token-123","token_type":"bearer","expires_in":3600,"scope":"patient/*.rs","aud":"https://fhir.example.org/r4","patient":"pat-7"}"#
+        let jwe = try SHLFileEncryption.encrypt(Data(grant.utf8), contentType: SHLContentType.smartAPIAccess, key: key)
+        let server = try await LinkServer(files: [.init(contentType: SHLContentType.smartAPIAccess, jwe: jwe, embedded: true)])
+        let link = try SHLinkPayload(url: server.manifestURL, key: key, label: "Clinic portal")
+        let files = try await Self.loopback.fetch(link, recipient: "Clinic")
+        let (dir, store) = try await Self.store()
+        _ = dir
+
+        let reported = await Self.importer(store).importFiles(files, from: link)
+        guard case .skipped(let reason) = reported.files[0].outcome else {
+            Issue.record("not reported: \(reported.files[0].outcome)")
+            return
+        }
+        #expect(reason.contains("https://fhir.example.org/r4") && reason.contains("--connect-access"))
+        #expect(try await store.providers().isEmpty)
+
+        let connecting = SharedLinkImporter(importer: Self.importer(store).importer, providers: ProviderDirectory(store: store))
+        let connected = await connecting.importFiles(files, from: link)
+        guard case .connected(let id, let base) = connected.files[0].outcome else {
+            Issue.record("not connected: \(connected.files[0].outcome)")
+            return
+        }
+        #expect(base == "https://fhir.example.org/r4")
+        let provider = try #require(try await store.provider(id: id))
+        #expect(provider.access == .heldToken && provider.patientID == "pat-7" && provider.name == "Clinic portal")
+        #expect(provider.tokens?.accessToken == "held-token-123")
+
+        // A grant that names no patient cannot be told from other people's records: refused.
+        let anonymous = try SHLFileEncryption.encrypt(Data(#"{"access_token":"t","aud":"https://fhir.example.org/r4"}"#.utf8), contentType: SHLContentType.smartAPIAccess, key: key)
+        let other = await connecting.importFiles([SharedLinkFile(index: 0, contentType: SHLContentType.smartAPIAccess, content: try SHLFileEncryption.decrypt(anonymous, key: key).plaintext)], from: link)
+        guard case .failed(let why) = other.files[0].outcome else {
+            Issue.record("a grant without a patient was kept: \(other.files[0].outcome)")
+            return
+        }
+        #expect(why.contains("no patient"))
     }
 
     @Test func aManifestOverTheCapsIsRefused() async throws {

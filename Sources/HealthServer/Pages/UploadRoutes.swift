@@ -95,6 +95,8 @@ struct UploadRoutes {
             switch file.outcome {
             case .records(let result): return [Self.fhirResult(name: fileName, result)]
             case .cards(let cards): return cards.map(UploadedPage.Result.init)
+            case .connected(let id, let base):
+                return [UploadedPage.Result(name: fileName, kind: "Link", ok: true, verdict: "Connected as provider \(id) (\(base))", summary: "", issuer: "", errors: [], warnings: [])]
             case .skipped(let reason):
                 return [UploadedPage.Result(name: fileName, kind: "Link", ok: true, verdict: "Skipped: \(reason)", summary: "", issuer: "", errors: [], warnings: [])]
             case .failed(let reason):

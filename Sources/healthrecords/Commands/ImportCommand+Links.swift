@@ -3,6 +3,7 @@ import Foundation
 import HealthImport
 import HealthSharing
 import NetworkAddresses
+import ProviderSync
 import QRCode
 import SmartHealthLinks
 
@@ -23,7 +24,9 @@ extension ImportCommand {
     /// Follows each link and imports what it holds; `true` when everything imported.
     func importLinks(_ texts: [String], into importer: RecordImporter) async throws -> Bool {
         let fetcher = SharedLinkFetcher(addresses: AddressPolicy(allowLoopback: allowLoopback))
-        let links = SharedLinkImporter(importer: importer)
+        let links = SharedLinkImporter(
+            importer: importer, providers: connectAccess ? ProviderDirectory(store: importer.store, clock: { importer.store.clock.now }) : nil,
+            allowLoopback: allowLoopback)
         var succeeded = true
         var reports: [JSONValue] = []
         for (number, text) in texts.enumerated() {
@@ -84,6 +87,8 @@ extension ImportCommand {
                     let state = card.card.isValid ? (card.stored ? "verified and added" : "verified, already stored") : "not valid: " + card.card.errors.map(\.description).joined(separator: "; ")
                     Swift.print("\(what): card from \(card.card.issuer): \(state)")
                 }
+            case .connected(let id, let base):
+                Swift.print("\(what): connected as provider \(id) (\(base)); next: healthrecords sync \(id)")
             case .skipped(let reason):
                 Swift.print("\(what): skipped: \(reason)")
             case .failed(let reason):
@@ -108,6 +113,8 @@ extension ImportCommand {
                         JSONMember("stored", .bool(card.stored)), JSONMember("errors", .array(card.card.errors.map { .string($0.code.rawValue) })),
                     ]))
                 })))
+            case .connected(let id, let base):
+                members += [JSONMember("status", .string("connected")), JSONMember("provider", .string(id)), JSONMember("fhirBase", .string(base))]
             case .skipped(let reason):
                 members += [JSONMember("status", .string("skipped")), JSONMember("reason", .string(reason))]
             case .failed(let reason):

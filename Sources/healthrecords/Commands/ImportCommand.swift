@@ -56,6 +56,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-loopback"), help: "Follow links to this machine, over http too (tests, a local server).")
     var allowLoopback = false
 
+    @Flag(name: .customLong("connect-access"), help: "Keep a link's API access grant as a provider connection (then: healthrecords sync ID).")
+    var connectAccess = false
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file, folder or link") }
         if recipient.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--recipient must not be empty") }
