@@ -186,10 +186,14 @@ let package = Package(
             swiftSettings: strict
         ),
         // Sharing with a clinician: following a SMART Health Link as a receiver (manifest, files,
-        // decryption through the pinned outbound client) and importing what it holds.
+        // decryption through the pinned outbound client) and importing what it holds; as a
+        // sender, making the files a hosted link serves (summary, check-in bundle, cards).
         .target(
             name: "HealthSharing",
-            dependencies: ["SmartHealthLinks", "HealthImport", "ProviderSync", "CardScanning", "OutboundHTTP", "NetworkAddresses", "FHIR"],
+            dependencies: [
+                "SmartHealthLinks", "HealthImport", "ProviderSync", "CardScanning", "OutboundHTTP", "NetworkAddresses", "FHIR", "HealthStoreCore",
+                "PatientSummary", "ClinicalRecords", "ByteEncodings", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         // SMART App Launch without HTTP: scopes and their consent categories, PKCE, client

@@ -39,6 +39,7 @@ public struct HealthServer: Sendable {
     let providerSync: SyncScheduler
     let fhir: FHIRService
     let sharedLinks: SharedLinkFetcher
+    let hostedLinks: HostedLinkService
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -80,6 +81,9 @@ public struct HealthServer: Sendable {
         providerSync = SyncScheduler(syncer: ProviderSyncer(store: store))
         fhir = FHIRService(store: store, address: address)
         let clock = store.clock
+        hostedLinks = HostedLinkService(
+            store: store, address: address, pollInterval: limits.linkPollInterval, pollBurst: limits.linkPollBurst,
+            maxConcurrentChecks: limits.maxConcurrentPasscodeChecks)
         sharedLinks = SharedLinkFetcher(addresses: AddressPolicy(allowLoopback: configuration.allowLoopbackProviders), resolver: resolver, now: { clock.now })
     }
 
@@ -88,6 +92,9 @@ public struct HealthServer: Sendable {
 
     /// The base URL of the links the server hands out.
     public var baseURL: String { address.baseURL }
+
+    /// How many link passcodes were hashed (tests hold the lifetime limit with it).
+    package var passcodeChecks: Int { hostedLinks.passcodeChecks.load(ordering: .relaxed) }
 
     /// How many keys the sign-in and token throttle holds (bounded; for the soak check and tests).
     package var throttledKeyCount: Int { authorization.failures.count }
@@ -110,6 +117,7 @@ public struct HealthServer: Sendable {
         let limits = configuration.limits
         let pages = PersonPages(renderer: renderer, formLimit: limits.maxBodyBytes, uploadLimit: limits.maxUploadBytes)
         PublicRoutes(renderer: renderer).register(on: router)
+        HostedLinkRoutes(service: hostedLinks, bodyLimit: 4096).register(on: router)
         TokenRoutes(server: authorization).register(on: router)
         LoginRoutes(person: person, failures: authorization.failures, renderer: renderer, personToken: configuration.personToken, formLimit: limits.maxBodyBytes)
             .register(on: router)

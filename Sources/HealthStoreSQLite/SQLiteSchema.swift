@@ -24,10 +24,15 @@ import HealthStoreCore
 /// - `v11-tombstones-by-source`: tombstones indexed by source, so an import asks once whether
 ///   its source has any instead of deleting by identity batch after batch.
 ///
+/// - `v12-category-clinical-date-index`: category, type and clinical date in one index, so a FHIR
+///   search with a date counts and orders its page from the index.
+/// - `v13-hosted-links`: the SMART Health Links the server hosts, their files (JWEs), the
+///   single-use file locations handed out, and the access log.
+///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v12-category-clinical-date-index"
+    static let latestMigration = "v13-hosted-links"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -342,6 +347,62 @@ enum SQLiteSchema {
             try db.execute("""
                 CREATE INDEX resource_by_category_clinical
                     ON resource(category, resource_type, clinical_date, added_anchor, fhir_version, clinical_date_text);
+                """)
+        })
+        m.append(Migration(name: "v13-hosted-links") { db in
+            // A link's URL and its locations are stored only as digests; labels, what was
+            // shared, recipients, a long-term link's key and the passcode hash are sealed; the
+            // files are the JWEs served. Without L a link has no secret (the CHECK holds it).
+            try db.execute("""
+                CREATE TABLE hosted_link (
+                    handle TEXT PRIMARY KEY,
+                    lookup_digest BLOB NOT NULL UNIQUE,
+                    long_term INTEGER NOT NULL,
+                    passcode INTEGER NOT NULL,
+                    direct INTEGER NOT NULL,
+                    created REAL NOT NULL,
+                    expires REAL NOT NULL,
+                    revoked REAL,
+                    ended INTEGER NOT NULL DEFAULT 0,
+                    details BLOB NOT NULL,
+                    content_anchor INTEGER NOT NULL,
+                    secret BLOB,
+                    passcode_hash BLOB,
+                    passcode_limit INTEGER NOT NULL DEFAULT 0 CHECK (passcode_limit BETWEEN 0 AND 10),
+                    passcode_failures INTEGER NOT NULL DEFAULT 0,
+                    passcode_pending INTEGER NOT NULL DEFAULT 0,
+                    CHECK (long_term = 1 OR secret IS NULL),
+                    CHECK (passcode + direct < 2)
+                );
+                CREATE INDEX hosted_link_by_expiry ON hosted_link(ended, expires);
+                CREATE TABLE hosted_link_file (
+                    handle TEXT NOT NULL REFERENCES hosted_link(handle) ON DELETE CASCADE,
+                    ordinal INTEGER NOT NULL,
+                    content_type TEXT NOT NULL,
+                    updated REAL NOT NULL,
+                    jwe BLOB NOT NULL,
+                    PRIMARY KEY (handle, ordinal)
+                );
+                CREATE TABLE hosted_link_location (
+                    token_digest BLOB PRIMARY KEY,
+                    handle TEXT NOT NULL REFERENCES hosted_link(handle) ON DELETE CASCADE,
+                    ordinal INTEGER NOT NULL,
+                    expires REAL NOT NULL,
+                    spent INTEGER NOT NULL DEFAULT 0,
+                    recipient BLOB NOT NULL
+                );
+                CREATE INDEX hosted_link_location_by_link ON hosted_link_location(handle);
+                CREATE INDEX hosted_link_location_by_expiry ON hosted_link_location(expires);
+                CREATE TABLE hosted_link_access (
+                    id INTEGER PRIMARY KEY,
+                    handle TEXT NOT NULL REFERENCES hosted_link(handle) ON DELETE CASCADE,
+                    date REAL NOT NULL,
+                    recipient BLOB,
+                    event TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    ordinal INTEGER
+                );
+                CREATE INDEX hosted_link_access_by_link ON hosted_link_access(handle, id);
                 """)
         })
         return m

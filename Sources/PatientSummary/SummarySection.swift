@@ -51,7 +51,8 @@ public enum SummarySection: String, Sendable, CaseIterable {
     public var isRequired: Bool { self == .problems || self == .allergies || self == .medications }
 
     /// The clinical type whose records fill the section.
-    var clinicalType: ClinicalType {
+    /// The record type the section is built from.
+    public var clinicalType: ClinicalType {
         switch self {
         case .problems, .pastIllness: return .condition
         case .allergies: return .allergy

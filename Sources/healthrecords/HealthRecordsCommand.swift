@@ -13,7 +13,7 @@ struct HealthRecordsCommand: AsyncParsableCommand {
             ImmunizationsCommand.self, SourcesCommand.self, VerifyCommand.self, DCCCommand.self, CardsCommand.self, IssueCommand.self, QRCommand.self, SamplesCommand.self,
             SignatureCommand.self, KeysCommand.self, AppsCommand.self, AuditCommand.self, UnlockCommand.self, LockCommand.self,
             RotateKeyCommand.self, EncryptCommand.self, ProvidersCommand.self, SyncCommand.self, ServeCommand.self,
-            ExportCommand.self, SummaryCommand.self, BackupCommand.self, RestoreCommand.self, DemoCommand.self,
+            ExportCommand.self, SummaryCommand.self, ShareCommand.self, BackupCommand.self, RestoreCommand.self, DemoCommand.self,
         ])
 }
 

@@ -86,6 +86,13 @@ public struct ServerLimits: Sendable {
     /// How long a key that used up ``authFailureBurst`` waits after its next failure; each further
     /// failure doubles it, up to five minutes.
     public var authFailureBackoff: Duration = .seconds(1)
+    /// How often a long-term SMART Health Link may be polled (the spec asks clients to wait at
+    /// least a minute between polls), after a burst of ``linkPollBurst``; 429 with `Retry-After` beyond.
+    public var linkPollInterval: TimeInterval = 60
+    /// How many polls of a long-term link may come at once.
+    public var linkPollBurst = 10
+    /// How many link passcodes are hashed at once (each scrypt takes 32 MiB); 429 beyond.
+    public var maxConcurrentPasscodeChecks = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Makes limits; by default 64 KiB bodies, 30 s requests, 100 requests/s per app (bursts of 200), 1000 records per query.
     public init(

@@ -21,9 +21,10 @@ struct SMARTCORSMiddleware: RouterMiddleware {
     /// Request headers a preflight may ask for when it names none we can echo.
     static let defaultAllowedHeaders = "Authorization, Content-Type, Accept, Prefer, If-None-Match, If-Modified-Since"
 
-    /// Whether `path` is on the SMART surface.
+    /// Whether `path` is on the SMART surface, or a hosted SMART Health Link's (whose URL and
+    /// key are its credentials: a viewer on any origin must be able to fetch it).
     static func isSMARTSurface(_ path: String) -> Bool {
-        path == "/fhir" || path.hasPrefix("/fhir/")
+        path == "/fhir" || path.hasPrefix("/fhir/") || path.hasPrefix("/shl/")
             || ["/token", "/introspect", "/revoke", "/.well-known/smart-configuration", "/.well-known/jwks.json"].contains(path)
     }
 

@@ -68,6 +68,22 @@ struct Resealer {
             q += q.bind(try reseal(try row.data(1))) + ", checkpoint = " + q.bind(try row.optionalData(2).map(reseal))
             try await update(w, q, key: "id", .text(try row.string(0)))
         }
+        for row in try await rows(w, "SELECT handle, details, secret, passcode_hash FROM hosted_link") {
+            var q = w.sql("UPDATE hosted_link SET details = ")
+            q += q.bind(try reseal(try row.data(1))) + ", secret = " + q.bind(try row.optionalData(2).map(reseal))
+            q += ", passcode_hash = " + q.bind(try row.optionalData(3).map(reseal))
+            try await update(w, q, key: "handle", .text(try row.string(0)))
+        }
+        for row in try await rows(w, "SELECT token_digest, recipient FROM hosted_link_location") {
+            var q = w.sql("UPDATE hosted_link_location SET recipient = ")
+            q += q.bind(try reseal(try row.data(1)))
+            try await update(w, q, key: "token_digest", .blob(try row.data(0)))
+        }
+        for row in try await rows(w, "SELECT id, recipient FROM hosted_link_access") {
+            var q = w.sql("UPDATE hosted_link_access SET recipient = ")
+            q += q.bind(try row.optionalData(1).map(reseal))
+            try await update(w, q, key: "id", .int(try row.int(0)))
+        }
         var shares = w.sql("DELETE FROM card_share WHERE ")
         shares += shares.scope()
         try await w.session.run(shares)
