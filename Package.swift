@@ -377,7 +377,7 @@ let package = Package(
         .testTarget(
             name: "HealthServerTests",
             dependencies: [
-                "LoopbackHTTP", "SmartHealthLinks", "VerifiableRecords", "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
+                "LoopbackHTTP", "SmartHealthLinks", "HealthSharing", "VerifiableRecords", "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
                 "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), "CardScanning",

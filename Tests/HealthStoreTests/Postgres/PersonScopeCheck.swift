@@ -35,6 +35,7 @@ enum PersonScopeCheck {
     static let personTables: Set<String> = [
         "person", "source", "resource", "resource_version", "tombstone", "quantity_sample", "quantity_sample_tombstone",
         "verifiable_record", "app", "read_grant", "audit_entry", "card_share", "store_key", "anchor_secret",
+        "hosted_link", "hosted_link_file", "hosted_link_location", "hosted_link_access",
     ]
 
     /// What one check found.

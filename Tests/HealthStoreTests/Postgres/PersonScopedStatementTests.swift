@@ -132,5 +132,35 @@ struct PersonScopedStatementTests {
             _ = try await store.deleteVerifiableRecord(identifier: stored.identifier)
         }
         _ = try await store.saveVerifiableRecords([(card, .verified(trusted: true))])
+
+        // Hosted links: every read and write of them, left in place for the re-sealing.
+        let now = Date()
+        for (handle, longTerm) in [("aaaaaaaaaaaaaaaa", true), ("bbbbbbbbbbbbbbbb", false)] {
+            let link = HostedLink(
+                handle: handle, longTerm: longTerm, passcode: !longTerm, direct: false, label: "l", content: HostedLinkContent(summary: true), created: now,
+                expires: now.addingTimeInterval(60), revoked: nil, ended: false, contentAnchor: 1, passcodeLimit: longTerm ? 0 : 3, passcodeFailures: 0,
+                files: [HostedLinkFileInfo(ordinal: 0, contentType: "application/fhir+json", updated: now, byteCount: 1)])
+            try await store.insertHostedLink(NewHostedLink(
+                link: link, lookupDigest: Data(handle.utf8), passcode: longTerm ? nil : try LinkPasscode.make("pass", kdf: .testing),
+                longTermSecret: longTerm ? Data("k".utf8) : nil, jwes: [Data("j".utf8)]))
+        }
+        _ = try await store.hostedLinks(includeEnded: true)
+        _ = try await store.hostedLink(lookupDigest: Data("aaaaaaaaaaaaaaaa".utf8))
+        _ = try await store.hostedLinkFile(handle: "aaaaaaaaaaaaaaaa", ordinal: 0)
+        _ = try await store.longTermSecret(handle: "aaaaaaaaaaaaaaaa")
+        _ = try await store.replaceHostedLinkFiles(handle: "aaaaaaaaaaaaaaaa", fromAnchor: 1, toAnchor: 2, jwes: [0: Data("k".utf8)], date: now)
+        _ = try await store.reservePasscodeAttempt(handle: "bbbbbbbbbbbbbbbb", now: now)
+        _ = try await store.settlePasscodeAttempt(handle: "bbbbbbbbbbbbbbbb", correct: false)
+        try await store.issueLinkLocations([NewLinkLocation(tokenDigest: Data("t".utf8), handle: "aaaaaaaaaaaaaaaa", ordinal: 0, expires: now.addingTimeInterval(60), recipient: "r")])
+        _ = try await store.useLinkLocation(tokenDigest: Data("t".utf8), now: now)
+        try await store.appendLinkAccess(LinkAccess(handle: "aaaaaaaaaaaaaaaa", date: now, recipient: "r", event: .manifest, status: 200))
+        _ = try await store.linkAccessLog(handle: "aaaaaaaaaaaaaaaa", newestFirst: 5)
+        _ = try await store.endExpiredHostedLinks(at: now)
+        try await store.insertHostedLink(NewHostedLink(
+            link: HostedLink(
+                handle: "cccccccccccccccc", longTerm: false, passcode: false, direct: true, label: nil, content: HostedLinkContent(checkIn: true), created: now,
+                expires: now.addingTimeInterval(60), revoked: nil, ended: false, contentAnchor: 1, passcodeLimit: 0, passcodeFailures: 0, files: []),
+            lookupDigest: Data("c".utf8), passcode: nil, longTermSecret: nil, jwes: []))
+        _ = try await store.revokeHostedLink(handle: "cccccccccccccccc", at: now)
     }
 }
