@@ -57,10 +57,16 @@ public struct LinkPublisher: Sendable {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
     }
 
-    /// Checks a public URL: http(s) with a host, and short enough for the link's 128-character `url`.
+    /// Checks a public URL: https with a host (http only on loopback), short enough for the
+    /// link's 128-character `url`.
     public static func checkBaseURL(_ base: String) throws(HostedLinkError) {
         guard let url = URL(string: base), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw .publicURL("\(base) is not an http(s) URL")
+        }
+        // A link's key travels with its URL: over plain HTTP only to this machine.
+        let host = url.host?.lowercased() ?? ""
+        if scheme == "http" && !(host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")) {
+            throw .publicURL("\(base) is plain http; links need https unless they point at this machine")
         }
         let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
         let length = trimmed.count + pathPrefix.count + SHLKey.textLength
