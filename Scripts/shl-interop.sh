@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# SMART Health Links against jwcrypto (PyPI, in .build/shl-venv): files it encrypts, behind a
+# SMART Health Links against jwcrypto (PyPI, in .build/shl-venv), both ways. Files it encrypts, behind a
 # passcode link and a U link on loopback, are followed and imported by `healthrecords import`
-# (Scripts/shl_interop.py says what is checked). Exit status 0 when every check holds.
+# (Scripts/shl_interop.py says what is checked); and our server, its links made by `share create`,
+# walked by jwcrypto (Scripts/shl_sender_interop.py). Exit status 0 when every check holds.
 # Usage: Scripts/shl-interop.sh [--cli PATH]   (default: the debug build, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +23,5 @@ assert m.version('jwcrypto') == '1.6.1'" 2>/dev/null; then
 fi
 FIXTURES=Tests/Fixtures
 "$VENV/bin/python" Scripts/shl_interop.py --cli "$CLI" --fixtures "$FIXTURES"
+# And the other way: our server, walked by jwcrypto and urllib (Scripts/shl_sender_interop.py).
+"$VENV/bin/python" Scripts/shl_sender_interop.py --cli "$CLI" --fixtures "$FIXTURES"
