@@ -3,6 +3,8 @@
 #   1. the OpenAPI document validates (openapi-spec-validator, PyPI);
 #   2. the browser test (Debian chromium + chromium-driver, selenium from PyPI; Scripts/browser-test.py),
 #      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
+#   2b. the sharing browser test (Scripts/browser-share-test.py): the Share pages with JavaScript off, the
+#      link viewer with it on;
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
 #   4. provider connections (issue 16): the quirks test (Scripts/provider-quirks-test.py against the scripted
@@ -60,6 +62,9 @@ if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
   # The same flow on a new person's store in the PostgreSQL server the store tests use.
   "$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
 fi
+
+echo "== Browser test: sharing with a clinician (the Share pages without JavaScript, the link viewer with it)"
+"$VENV/bin/python" Scripts/browser-share-test.py --cli "$CLI" --out .build/browser-share-test
 
 echo "== SMART peers test"
 FHIRCHECK="$(Scripts/fhircheck-venv.sh)"

@@ -118,6 +118,7 @@ public struct HealthServer: Sendable {
         let pages = PersonPages(renderer: renderer, formLimit: limits.maxBodyBytes, uploadLimit: limits.maxUploadBytes)
         PublicRoutes(renderer: renderer).register(on: router)
         HostedLinkRoutes(service: hostedLinks, bodyLimit: 4096).register(on: router)
+        ViewerRoutes(page: renderer.viewerPage, script: renderer.viewerScript).register(on: router)
         TokenRoutes(server: authorization).register(on: router)
         LoginRoutes(person: person, failures: authorization.failures, renderer: renderer, personToken: configuration.personToken, formLimit: limits.maxBodyBytes)
             .register(on: router)
@@ -148,6 +149,7 @@ public struct HealthServer: Sendable {
         ProviderRoutes(store: store, sync: providerSync, address: address, pages: pages, allowLoopback: configuration.allowLoopbackProviders)
             .register(on: signedIn)
         ExportRoutes(store: store).register(on: signedIn)
+        LinkPageRoutes(store: store, address: address, pages: pages, passcodeCost: configuration.linkPasscodeCost).register(on: signedIn)
         return router
     }
 

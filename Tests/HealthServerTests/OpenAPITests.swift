@@ -15,7 +15,8 @@ import Testing
         "POST /share/{id}", "GET /static/style.css", "GET /authorize", "POST /authorize", "POST /authorize/consent/{id}", "GET /apps/register",
         "POST /apps/register", "GET /providers", "POST /providers", "POST /providers/{id}/connect", "GET /providers/callback",
         "POST /providers/{id}/sync", "POST /providers/{id}/remove", "GET /record", "GET /trend", "GET /summary", "GET /search",
-        "GET /upload", "POST /upload", "GET /export.zip",
+        "GET /upload", "POST /upload", "GET /export.zip", "GET /links", "GET /links/new", "POST /links", "GET /links/{handle}",
+        "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

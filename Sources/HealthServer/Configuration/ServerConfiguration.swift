@@ -1,5 +1,6 @@
 import DigitalCovidCertificates
 import Foundation
+import HealthStoreCore
 import SmartHealthCards
 
 /// How a ``HealthServer`` listens, whom it lets in and what it allows.
@@ -31,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var providerSyncInterval: Duration?
     /// Whether providers on this machine may be added over http (tests, a local provider).
     public var allowLoopbackProviders = false
+    /// The scrypt cost of the passcodes of links made on the pages (tests make it cheap).
+    public var linkPasscodeCost = KDFParameters.standard
     /// Verifies SMART Health Cards the person uploads; without one, uploaded cards are refused.
     public var cardVerifier: SmartHealthCardVerifier?
     /// Verifies EU DCCs the person uploads against its trust list; without one, none verifies.

@@ -24,6 +24,9 @@ struct PageRenderer: Sendable {
     let library: MustacheLibrary
     let styleSheet: ByteBuffer
     let openAPI: ByteBuffer
+    /// The link viewer's page and script (`/view`).
+    let viewerPage: ByteBuffer
+    let viewerScript: ByteBuffer
 
     /// Loads the bundled templates, style sheet and OpenAPI document.
     static func load() async throws -> PageRenderer {
@@ -40,7 +43,9 @@ struct PageRenderer: Sendable {
             guard let data = try? Data(contentsOf: resources.appendingPathComponent(name)) else { throw ServerSetupError.missingResource(name) }
             return ByteBuffer(bytes: data)
         }
-        return PageRenderer(library: library, styleSheet: try read("static/style.css"), openAPI: try read("openapi.json"))
+        return PageRenderer(
+            library: library, styleSheet: try read("static/style.css"), openAPI: try read("openapi.json"), viewerPage: try read("static/viewer.html"),
+            viewerScript: try read("static/viewer.js"))
     }
 
     /// An HTML page; `session` is the signed-in person's (its forms carry its token), `nil` on

@@ -96,8 +96,11 @@ struct ShareCreateCommand: AsyncParsableCommand {
     @Option(name: .customLong("public-url"), help: ArgumentHelp("The address `serve --public-url` names ($HEALTHRECORDS_PUBLIC_URL).", valueName: "URL"))
     var publicURL: String?
 
-    @Option(help: ArgumentHelp("A viewer URL to put before the link (VIEWER#shlink:/…), as the QR code holds it.", valueName: "URL"))
+    @Option(help: ArgumentHelp("The viewer URL put before the link (VIEWER#shlink:/…), as the QR code holds it; by default the server's own (PUBLIC_URL/view).", valueName: "URL"))
     var viewer: String?
+
+    @Flag(name: .customLong("no-viewer"), help: "Print and draw the bare shlink:/ link, without a viewer.")
+    var noViewer = false
 
     @Option(name: .customLong("qr-png"), help: ArgumentHelp("Write the link's QR code (level M) as PNG.", valueName: "FILE"))
     var qrPNG: String?
@@ -113,6 +116,7 @@ struct ShareCreateCommand: AsyncParsableCommand {
 
     func validate() throws {
         if passcode && passcodeFile != nil { throw ValidationError("give --passcode or --passcode-file, not both") }
+        if noViewer && viewer != nil { throw ValidationError("give --viewer or --no-viewer, not both") }
         if attempts != nil && !passcode && passcodeFile == nil { throw ValidationError("--attempts goes with a passcode") }
         if let attempts, !(1...LinkPasscode.maximumAttempts).contains(attempts) { throw ValidationError("--attempts must be 1 to \(LinkPasscode.maximumAttempts)") }
         if !(1...100).contains(moduleSize) { throw ValidationError("--module-size must be between 1 and 100") }
@@ -138,7 +142,8 @@ struct ShareCreateCommand: AsyncParsableCommand {
         } catch {
             throw error.isUsage ? CommandFailure.usage("\(error.code): \(error)") : CommandFailure.failed("\(error.code): \(error)")
         }
-        let shown = viewer.map { published.payload.link(viewer: $0) } ?? published.payload.link
+        let viewerURL = noViewer ? nil : (viewer ?? (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/view")
+        let shown = viewerURL.map { published.payload.link(viewer: $0) } ?? published.payload.link
         var written: [(String, Int)] = []
         if qrPNG != nil || qrSVG != nil {
             let code: QRMatrix
@@ -161,7 +166,7 @@ struct ShareCreateCommand: AsyncParsableCommand {
         if json {
             JSONOutput.print(.object(JSONObject([
                 JSONMember("handle", .string(link.handle)), JSONMember("link", .string(published.payload.link)),
-                JSONMember("viewerLink", JSONOutput.string(viewer.map { published.payload.link(viewer: $0) })),
+                JSONMember("viewerLink", JSONOutput.string(viewerURL.map { published.payload.link(viewer: $0) })),
                 JSONMember("url", .string(published.payload.url)), JSONMember("flags", .string(link.flagLetters)),
                 JSONMember("expires", .string(InstantText.string(link.expires))), JSONMember("label", JSONOutput.string(link.label)),
                 JSONMember("attempts", link.passcode ? JSONOutput.int(link.passcodeLimit) : .null),
@@ -176,7 +181,7 @@ struct ShareCreateCommand: AsyncParsableCommand {
             return
         }
         print("link: \(published.payload.link)")
-        if let viewer { print("viewer: \(published.payload.link(viewer: viewer))") }
+        if let viewerURL { print("viewer: \(published.payload.link(viewer: viewerURL))") }
         let flags = link.flagLetters.isEmpty ? "none" : link.flagLetters
         print("handle: \(link.handle)  flags: \(flags)\(link.passcode ? " (\(link.passcodeLimit) attempts)" : "")  expires: \(InstantText.string(link.expires))")
         for f in published.files {
