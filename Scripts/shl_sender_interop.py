@@ -161,8 +161,13 @@ def main():
                             check(content["type"] == "document" and content["entry"][0]["resource"]["resourceType"] == "Composition", "not an IPS")
                     status, _, _ = http("GET", f["location"])
                     check(status == 404, f"a location used twice answered {status}")
-            log = json.loads(cli("share", "log", made["handle"], "--json").stdout)
-            check([e["event"] for e in reversed(log)] == ["manifest", "file", "location-used", "file", "location-used"], f"log {log}")
+            expected = ["manifest", "file", "location-used", "file", "location-used"]
+            for _ in range(100):  # the server writes its access log in batches, a moment later
+                log = json.loads(cli("share", "log", made["handle"], "--json").stdout)
+                if [e["event"] for e in reversed(log)] == expected:
+                    break
+                time.sleep(0.05)
+            check([e["event"] for e in reversed(log)] == expected, f"log {log}")
 
             # L: encrypted again after an import (same key and header, new IV); polled too often: 429.
             lt = payload(share("--summary", "--expires", "10m", "--long-term", "--manifest")["link"])

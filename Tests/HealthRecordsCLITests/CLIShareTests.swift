@@ -38,7 +38,12 @@ import TestSupport
         #expect(fetched.status == 0, "\(fetched.stderr)")
         #expect(try receiver.run(["records", "--type", "condition"]).output.contains("Asthma"))
 
-        let list = try JSONReader().read(try sender.run(["share", "list", "--json"]).stdout)
+        // The server writes its access log in batches, a moment after each access.
+        var list = try JSONReader().read(try sender.run(["share", "list", "--json"]).stdout)
+        for _ in 0..<100 where list.arrayValue?.first?["accesses"]?.numberValue?.intValue != 1 {
+            Thread.sleep(forTimeInterval: 0.05)
+            list = try JSONReader().read(try sender.run(["share", "list", "--json"]).stdout)
+        }
         let row = try #require(list.arrayValue?.first)
         #expect(row["handle"]?.stringValue == handle && row["state"]?.stringValue == "active" && row["accesses"]?.numberValue?.intValue == 1)
         #expect(!String(describing: list).contains(link))
@@ -52,7 +57,11 @@ import TestSupport
         #expect(try sender.run(["share", "revoke", handle]).output.contains("had ended already"))
         #expect(try sender.run(["share", "list"]).output.contains("0 links"))
         #expect(try sender.run(["share", "list", "--all"]).output.contains("revoked"))
-        let afterLog = try JSONReader().read(try sender.run(["share", "log", handle, "--json"]).stdout)
+        var afterLog = try JSONReader().read(try sender.run(["share", "log", handle, "--json"]).stdout)
+        for _ in 0..<100 where afterLog.arrayValue?.first?["event"]?.stringValue != "revoked" {
+            Thread.sleep(forTimeInterval: 0.05)
+            afterLog = try JSONReader().read(try sender.run(["share", "log", handle, "--json"]).stdout)
+        }
         #expect(afterLog.arrayValue?.first?["event"]?.stringValue == "revoked")
     }
 

@@ -1,6 +1,7 @@
 import ClinicalRecords
 import Foundation
 import HealthServer
+import HealthSharing
 import HealthStoreCore
 import HealthStoreSQLite
 import Hummingbird
@@ -25,6 +26,22 @@ import Testing
         let again = try await SQLiteHealthStore(path: w.dir.path(file), clock: w.store.clock)
         let reads = try await again.auditEntries(appID: creds.appID).filter { $0.operation == "records" }
         #expect(reads.count == 5)
+    }
+
+    /// Accesses to a hosted link in the server's last moments are in its log too.
+    @Test func linkAccessesJustBeforeTheStopAreWritten() async throws {
+        let w = try await ServerWorld(.sqlite)
+        try await w.importResources(HostedLinkServerTests.records)
+        let link = try await HostedLinkServerTests.publish(w, HostedLinkContent(checkIn: true))
+        try await w.test(.live) { client in
+            for _ in 0..<3 {
+                let r = try await client.call(.get, HostedLinkServerTests.path(link) + "?recipient=Desk")
+                #expect(r.status == .ok)
+            }
+        }
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: w.dir.url.path).first { $0.hasSuffix(".sqlite") })
+        let again = try await SQLiteHealthStore(path: w.dir.path(file), clock: w.store.clock)
+        #expect(try await again.linkAccessLog(handle: link.link.handle, newestFirst: 10).map(\.event) == [.direct, .direct, .direct])
     }
 
     /// A webhook stops delivering when the server stops: changes made afterwards (by the CLI,

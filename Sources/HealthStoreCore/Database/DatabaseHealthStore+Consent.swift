@@ -145,7 +145,7 @@ extension DatabaseHealthStore {
         if audits.append(entry) { scheduleAuditWrite() }
     }
 
-    /// Writes the waiting audit entries in one transaction (see ``AuditQueue``); on failure they
+    /// Writes the waiting audit entries in one transaction (see ``BatchQueue``); on failure they
     /// wait for the next try.
     public func flushAudit() async throws {
         if let error = await audits.serialized({ [self] in
@@ -181,7 +181,7 @@ extension DatabaseHealthStore {
 
     private func scheduleAuditWrite() {
         Task {
-            try? await Task.sleep(for: AuditQueue.delay)
+            try? await Task.sleep(for: BatchQueue<AuditEntry>.delay)
             try? await self.flushAudit()
         }
     }

@@ -204,15 +204,54 @@ extension DatabaseHealthStore {
     }
 
     public func appendLinkAccess(_ entry: LinkAccess) async throws {
-        var q = sql("INSERT INTO hosted_link_access (")
-        q += q.personColumn + "handle, date, recipient, event, status, ordinal) VALUES (" + q.personValue + q.bind(entry.handle) + ", "
-        q += q.bind(entry.date.timeIntervalSince1970) + ", " + q.bind(try entry.recipient.map { try sealer.seal(Data($0.utf8)) }) + ", "
-        q += q.bind(entry.event.rawValue) + ", " + q.bind(Int64(entry.status)) + ", " + q.bind(entry.ordinal.map(Int64.init)) + ")"
-        let final = q
-        try await linkTransaction { session in try await session.run(final) }
+        if isLocked { throw HealthStoreError.storeLocked(path: location) }
+        if linkAccesses.append(entry) { scheduleLinkAccessWrite() }
+    }
+
+    /// Writes the waiting link accesses in one transaction (see ``BatchQueue``); on failure they
+    /// wait for the next try.
+    public func flushLinkAccess() async throws {
+        if let error = await linkAccesses.serialized({ [self] in
+            do {
+                try await writeLinkAccessBatch()
+                return nil
+            } catch { return error }
+        }) {
+            throw error
+        }
+    }
+
+    private func writeLinkAccessBatch() async throws {
+        let batch = linkAccesses.take()
+        guard !batch.isEmpty else { return }
+        var statements: [SQLStatement] = []
+        for entry in batch {
+            var q = sql("INSERT INTO hosted_link_access (")
+            q += q.personColumn + "handle, date, recipient, event, status, ordinal) SELECT " + q.personValue + q.bind(entry.handle) + ", "
+            q += q.bind(entry.date.timeIntervalSince1970) + ", " + q.bind(try entry.recipient.map { try sealer.seal(Data($0.utf8)) }) + ", "
+            q += q.bind(entry.event.rawValue) + ", " + q.bind(Int64(entry.status)) + ", " + q.bind(entry.ordinal.map(Int64.init))
+            // A link deleted meanwhile (never, today) takes its late entries with it.
+            q += " WHERE EXISTS (SELECT 1 FROM hosted_link WHERE " + q.scope() + " AND handle = " + q.bind(entry.handle) + ")"
+            statements.append(q)
+        }
+        let final = statements
+        do {
+            try await linkTransaction { session in for q in final { try await session.run(q) } }
+        } catch {
+            if linkAccesses.restore(batch) { scheduleLinkAccessWrite() }
+            throw error
+        }
+    }
+
+    private func scheduleLinkAccessWrite() {
+        Task {
+            try? await Task.sleep(for: BatchQueue<LinkAccess>.delay)
+            try? await self.flushLinkAccess()
+        }
     }
 
     public func linkAccessLog(handle: String, newestFirst limit: Int) async throws -> [LinkAccess] {
+        try await flushLinkAccess()
         var q = sql("SELECT date, recipient, event, status, ordinal FROM hosted_link_access WHERE ")
         q += q.scope() + " AND handle = " + q.bind(handle) + " ORDER BY id DESC LIMIT \(max(0, limit))"
         let final = q

@@ -17,7 +17,9 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
     package let sealer: any RecordSealer
     let broadcaster = ChangeBroadcaster()
     /// Audit entries on their way to the store, written in batches.
-    let audits = AuditQueue()
+    let audits = BatchQueue<AuditEntry>()
+    /// Accesses to hosted links on their way to the store, written in batches.
+    let linkAccesses = BatchQueue<LinkAccess>()
     /// Pages of resources read at the current anchor (FHIR searches repeat).
     let pageCache = ResourcePageCache()
     /// Rows that never change once written, decoded once (never shared with another store object).

@@ -38,8 +38,11 @@ public protocol HostedLinkStorage: Sendable {
     /// Wipes links past their expiry as a revoke does, and deletes dead locations; returns how
     /// many links ended.
     func endExpiredHostedLinks(at date: Date) async throws -> Int
-    /// Adds a line to a link's access log.
+    /// Adds a line to a link's access log. Lines are written in batches, a moment later (as
+    /// apps' audit entries are); reading the log writes what waits first.
     func appendLinkAccess(_ entry: LinkAccess) async throws
+    /// Writes the log lines waiting to be written (at a graceful shutdown).
+    func flushLinkAccess() async throws
     /// A link's access log, newest first.
     func linkAccessLog(handle: String, newestFirst limit: Int) async throws -> [LinkAccess]
 }

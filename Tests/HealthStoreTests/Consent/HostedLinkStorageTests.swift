@@ -178,6 +178,8 @@ import TestSupport
                 NewLinkLocation(tokenDigest: Self.digest("t"), handle: "8888888888888888", ordinal: 0, expires: now.addingTimeInterval(60), recipient: "Dr Recipient")
             ])
             try await store.appendLinkAccess(LinkAccess(handle: "8888888888888888", date: now, recipient: "Dr Recipient", event: .manifest, status: 200))
+            // Written in a batch a moment later, or now when asked (as a server does when it stops).
+            try await store.flushLinkAccess()
         }
         try await SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw"), kdf: .testing)
         for file in [path, path + "-wal"] {

@@ -1,17 +1,18 @@
 import Synchronization
 
-/// Audit entries waiting to be written, oldest first.
+/// Log entries waiting to be written, oldest first: apps' audited reads, accesses to hosted links.
 ///
-/// Every app read appends an entry; writing each in its own transaction made every read a
-/// write, and on SQLite every write empties the other connections' page caches, so a busy
-/// server re-read its pages from the file on every request. Entries are instead written in
-/// batches: the first entry of a batch schedules a write ``delay`` later, and reading the log
-/// writes what waits first, so the log a reader sees is always complete.
-final class AuditQueue: Sendable {
+/// Every app read (and every link access) appends an entry; writing each in its own
+/// transaction made every read a write, and on SQLite every write empties the other
+/// connections' page caches, so a busy server re-read its pages from the file on every request.
+/// Entries are instead written in batches: the first entry of a batch schedules a write
+/// ``delay`` later, and reading the log writes what waits first, so the log a reader sees is
+/// always complete.
+final class BatchQueue<Entry: Sendable>: Sendable {
     /// How long an entry may wait before its batch is written.
-    static let delay: Duration = .milliseconds(50)
+    static var delay: Duration { .milliseconds(50) }
 
-    private let state = Mutex<(pending: [AuditEntry], scheduled: Bool)>(([], false))
+    private let state = Mutex<(pending: [Entry], scheduled: Bool)>(([], false))
     /// The latest write: writes run one after another, so a reader's write of what waits
     /// also waits for a write already under way (whose entries it could not see otherwise).
     private let lastWrite = Mutex<Task<(any Error)?, Never>?>(nil)
@@ -31,7 +32,7 @@ final class AuditQueue: Sendable {
     }
 
     /// Queues an entry; `true` when the caller must schedule the batch's write.
-    func append(_ entry: AuditEntry) -> Bool {
+    func append(_ entry: Entry) -> Bool {
         state.withLock { s in
             s.pending.append(entry)
             if s.scheduled { return false }
@@ -41,7 +42,7 @@ final class AuditQueue: Sendable {
     }
 
     /// Takes every waiting entry (the next entry schedules a new batch).
-    func take() -> [AuditEntry] {
+    func take() -> [Entry] {
         state.withLock { s in
             defer {
                 s.pending = []
@@ -53,7 +54,7 @@ final class AuditQueue: Sendable {
 
     /// Puts back entries whose write failed, ahead of newer ones; `true` when the caller must
     /// schedule another write.
-    func restore(_ entries: [AuditEntry]) -> Bool {
+    func restore(_ entries: [Entry]) -> Bool {
         state.withLock { s in
             s.pending = entries + s.pending
             if s.scheduled { return false }
