@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Benchmarks live in their own package so the library's build and tests stay light.
-// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|shc|dcc|inflate|deflate|all]
+// Run from this folder: swift run -c release healthrecords-bench [import|query|cms|shc|dcc|inflate|deflate|shl|all]
 // The docs' signed-sample example: swift run sample-content-example [--signed]
 let package = Package(
     name: "HealthRecordsBenchmarks",
@@ -29,6 +29,8 @@ let package = Package(
                 .product(name: "JOSE", package: "HealthRecords"),
                 .product(name: "ZlibReference", package: "HealthRecords"),
                 .product(name: "DigitalCovidCertificates", package: "HealthRecords"),
+                .product(name: "SmartHealthLinks", package: "HealthRecords"),
+                .product(name: "PatientSummary", package: "HealthRecords"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -1,7 +1,7 @@
 import CardScanning
 import Foundation
 
-// Usage: healthrecords-bench [all|import|query|cms|shc|dcc|inflate|deflate] [--records N]
+// Usage: healthrecords-bench [all|import|query|cms|shc|dcc|inflate|deflate|shl] [--records N]
 let args = CommandLine.arguments.dropFirst()
 let what = args.first ?? "all"
 let records = args.firstIndex(of: "--records").flatMap { Int(args[args.index(after: $0)]) } ?? 1_000_000
@@ -41,6 +41,7 @@ func runBenchmarks() async throws {
     if what == "json-loop" { try SHCBenchmark.jsonLoop() }
     if what == "all" || what == "inflate" { try InflateBenchmark.run() }
     if what == "all" || what == "deflate" { try DeflateBenchmark.run() }
+    if what == "all" || what == "shl" { try await SHLBenchmark.run() }
     // For profilers: only our inflate, for 10 seconds.
     if what == "inflate-only" { try InflateBenchmark.profile(large: CommandLine.arguments.contains("--large")) }
     // For profilers: only CMS verification with signed attributes, for 10 seconds.

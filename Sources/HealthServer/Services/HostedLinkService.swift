@@ -100,7 +100,7 @@ final class HostedLinkService: Sendable {
 
     /// `GET /shl/{id}?recipient=`: a direct-file (U) link's file.
     func directFile(id: String, recipient: String?) async throws -> Answer {
-        guard let link = try await link(id) else { return .notFound }
+        guard Self.isRandomPart(id), let link = try await store.hostedLinkWithoutFiles(lookupDigest: LinkPublisher.lookupDigest(id)) else { return .notFound }
         let now = store.clock.now
         let who = recipient.map { String($0.prefix(200)) }
         if let ended = try await refusal(link, who, now) { return ended }

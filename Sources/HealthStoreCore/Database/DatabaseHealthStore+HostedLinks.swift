@@ -67,15 +67,31 @@ extension DatabaseHealthStore {
         return try await oneLink(q)
     }
 
-    public func hostedLinkFile(handle: String, ordinal: Int) async throws -> HostedLinkFile? {
-        var q = sql("SELECT ordinal, content_type, updated, jwe FROM hosted_link_file WHERE ")
-        q += q.scope() + " AND handle = " + q.bind(handle) + " AND ordinal = " + q.bind(Int64(ordinal))
+    public func hostedLinkWithoutFiles(lookupDigest: Data) async throws -> HostedLink? {
+        var q = sql("SELECT " + Self.linkColumns + " FROM hosted_link WHERE ")
+        q += q.scope() + " AND lookup_digest = " + q.bind(lookupDigest)
         let final = q
         return try await read { session in
             guard let row = try await session.row(final) else { return nil }
-            let jwe = try row.data(3)
-            return HostedLinkFile(info: try Self.fileInfo(row, byteCount: jwe.count), jwe: jwe)
+            return try await self.link(row, nil)
         }
+    }
+
+    public func hostedLinkFile(handle: String, ordinal: Int) async throws -> HostedLinkFile? {
+        if isLocked { throw HealthStoreError.storeLocked(path: location) }
+        if let known = remembered.linkFile(handle, ordinal) { return known }
+        var q = sql("SELECT f.ordinal, f.content_type, f.updated, f.jwe, l.long_term FROM hosted_link_file f JOIN hosted_link l ON ")
+        q += q.sameScope("l", "f") + "l.handle = f.handle WHERE " + q.scope("f") + " AND f.handle = " + q.bind(handle) + " AND f.ordinal = " + q.bind(Int64(ordinal))
+        let final = q
+        let file = try await read { session -> (HostedLinkFile, Bool)? in
+            guard let row = try await session.row(final) else { return nil }
+            let jwe = try row.data(3)
+            return (HostedLinkFile(info: try Self.fileInfo(row, byteCount: jwe.count), jwe: jwe), try row.bool(4))
+        }
+        guard let (found, longTerm) = file else { return nil }
+        // Only a long-term link's files change; the others are kept until the link ends.
+        if !longTerm { remembered.keepLinkFile(handle, found) }
+        return found
     }
 
     public func longTermSecret(handle: String) async throws -> Data? {
@@ -109,13 +125,15 @@ extension DatabaseHealthStore {
         q += " WHERE " + q.scope() + " AND handle = " + q.bind(handle) + " AND passcode_pending > 0 RETURNING passcode_limit - passcode_failures"
         let settle = q
         let wipe = wipeStatements(handle: handle, revokedAt: nil)
-        return try await linkTransaction(durable: true) { session in
+        let left = try await linkTransaction(durable: true) { session in
             guard let row = try await session.row(settle) else { throw HealthStoreError.invalidArgument("no passcode attempt of link \(handle) is held") }
             let left = Int(try row.int(0))
             // The last wrong attempt disables the link: nothing it held stays.
             if left <= 0 && !correct { for w in wipe { try await session.run(w) } }
             return max(0, left)
         }
+        if left == 0 && !correct { remembered.forgetLinkFiles(handle) }
+        return left
     }
 
     public func replaceHostedLinkFiles(handle: String, fromAnchor: Int64, toAnchor: Int64, jwes: [Int: Data], date: Date) async throws -> Bool {
@@ -183,7 +201,10 @@ extension DatabaseHealthStore {
             for w in wipe { try await session.run(w) }
             return .revoked
         }
-        if outcome == .revoked { try? await database.scrub(vacuum: false) }
+        if outcome == .revoked {
+            remembered.forgetLinkFiles(handle)
+            try? await database.scrub(vacuum: false)
+        }
         return outcome
     }
 
@@ -193,14 +214,15 @@ extension DatabaseHealthStore {
         var dead = sql("DELETE FROM hosted_link_location WHERE ")
         dead += dead.scope() + " AND (expires <= " + dead.bind(date.timeIntervalSince1970) + " OR spent = 1)"
         let (f, d) = (find, dead)
-        let ended = try await linkTransaction { session -> Int in
+        let ended = try await linkTransaction { session -> [String] in
             let handles = try await session.rows(f).map { try $0.string(0) }
             for handle in handles { for w in self.wipeStatements(handle: handle, revokedAt: nil) { try await session.run(w) } }
             try await session.run(d)
-            return handles.count
+            return handles
         }
-        if ended > 0 { try? await database.scrub(vacuum: false) }
-        return ended
+        for handle in ended { remembered.forgetLinkFiles(handle) }
+        if !ended.isEmpty { try? await database.scrub(vacuum: false) }
+        return ended.count
     }
 
     public func appendLinkAccess(_ entry: LinkAccess) async throws {
@@ -289,17 +311,26 @@ extension DatabaseHealthStore {
         }
     }
 
-    private func link(_ row: SQLRow, _ session: any SQLSession) async throws -> HostedLink {
+    /// A link from its row, with its files' list when a session to read it is given.
+    private func link(_ row: SQLRow, _ session: (any SQLSession)?) async throws -> HostedLink {
         let handle = try row.string(0)
+        let sealed = try row.data(8)
         let details: LinkDetails
-        do { details = try JSONDecoder().decode(LinkDetails.self, from: try sealer.open(try row.data(8))) } catch let error as HealthStoreError {
+        do {
+            let opened = try remembered.linkDetails(handle, sealed: sealed) ?? sealer.open(sealed)
+            details = try JSONDecoder().decode(LinkDetails.self, from: opened)
+            remembered.keepLinkDetails(handle, sealed: sealed, opened: opened)
+        } catch let error as HealthStoreError {
             throw error
         } catch {
             throw HealthStoreError.corruptRecord("link \(handle) has damaged details")
         }
-        var q = sql("SELECT ordinal, content_type, updated, length(jwe) FROM hosted_link_file WHERE ")
-        q += q.scope() + " AND handle = " + q.bind(handle) + " ORDER BY ordinal"
-        let files = try await session.rows(q).map { try Self.fileInfo($0, byteCount: Int(try $0.int(3))) }
+        var files: [HostedLinkFileInfo] = []
+        if let session {
+            var q = sql("SELECT ordinal, content_type, updated, length(jwe) FROM hosted_link_file WHERE ")
+            q += q.scope() + " AND handle = " + q.bind(handle) + " ORDER BY ordinal"
+            files = try await session.rows(q).map { try Self.fileInfo($0, byteCount: Int(try $0.int(3))) }
+        }
         return HostedLink(
             handle: handle, longTerm: try row.bool(1), passcode: try row.bool(2), direct: try row.bool(3), label: details.label,
             content: details.content, created: Date(timeIntervalSince1970: try row.double(4)), expires: Date(timeIntervalSince1970: try row.double(5)),
