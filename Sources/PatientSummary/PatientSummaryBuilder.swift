@@ -60,12 +60,13 @@ public struct PatientSummaryBuilder: Sendable {
         var alsoFrom: [RecordIdentity: [RecordSource]] = [:]
         var byType: [ClinicalType: [ClinicalRecord]] = [:]
         for section in SummarySection.allCases {
-            if byType[section.clinicalType] == nil {
-                byType[section.clinicalType] = try await records(RecordQuery(type: section.clinicalType)).filter {
+            guard let type = section.clinicalType else { continue }
+            if byType[type] == nil {
+                byType[type] = try await records(RecordQuery(type: type)).filter {
                     $0.fhirResource.fhirVersion.fhirRelease == .r4 && ((try? $0.fhirResource.json()).map(admits) ?? false)
                 }
             }
-            let selection = try select(section, byType[section.clinicalType] ?? [])
+            let selection = try select(section, byType[type] ?? [])
             chosen.append((section, selection.records))
             alsoFrom.merge(selection.alsoFrom) { a, _ in a }
         }
@@ -111,6 +112,17 @@ public struct PatientSummaryBuilder: Sendable {
                 members.append(JSONMember("entry", .array(references)))
             }
             sections.append(.object(JSONObject(members)))
+        }
+        let devices = try await devices(&work, patientURN: patientURN)
+        if !devices.references.isEmpty {
+            counts.append(PatientSummary.SectionCount(section: .devices, count: devices.references.count))
+            entries.append(contentsOf: devices.entries)
+            sections.append(.object(JSONObject([
+                JSONMember("title", .string(SummarySection.devices.title)),
+                JSONMember("code", Self.loinc(SummarySection.devices.loinc, SummarySection.devices.loincDisplay)),
+                JSONMember("text", Self.narrative(SummaryNarrative.div(devices.rows, header: Self.header(.devices), empty: "No information available."))),
+                JSONMember("entry", .array(devices.references)),
+            ])))
         }
 
         let patient = try await work.prepared(
@@ -206,6 +218,7 @@ public struct PatientSummaryBuilder: Sendable {
         case .immunizations: return type == "Immunization" && (status == nil || status == "completed")
         case .results, .vitalSigns: return type == "Observation" && !["cancelled", "registered"].contains(status ?? "")
         case .procedures: return type == "Procedure" && (status == nil || status == "completed")
+        case .devices: return type == "DeviceUseStatement"
         }
     }
 
@@ -253,6 +266,7 @@ public struct PatientSummaryBuilder: Sendable {
         switch section {
         case .results, .vitalSigns: return ["Test", "Value", "Reference range", "Date"]
         case .medications: return ["Medication", "Status", "Since"]
+        case .devices: return ["Device", "Status", "Date"]
         default: return ["Item", "Status", "Date"]
         }
     }

@@ -3,7 +3,7 @@ import ClinicalRecords
 /// A section of the International Patient Summary: its LOINC code, title, whether IPS requires it,
 /// and which records go in it.
 public enum SummarySection: String, Sendable, CaseIterable {
-    case problems, pastIllness, allergies, medications, immunizations, results, procedures, vitalSigns
+    case problems, pastIllness, allergies, medications, immunizations, results, procedures, vitalSigns, devices
 
     /// The section's LOINC code (IPS 2.0.1).
     public var loinc: String {
@@ -16,6 +16,7 @@ public enum SummarySection: String, Sendable, CaseIterable {
         case .results: return "30954-2"
         case .procedures: return "47519-4"
         case .vitalSigns: return "8716-3"
+        case .devices: return "46264-8"
         }
     }
 
@@ -30,6 +31,7 @@ public enum SummarySection: String, Sendable, CaseIterable {
         case .results: return "Relevant diagnostic tests/laboratory data Narrative"
         case .procedures: return "History of Procedures Document"
         case .vitalSigns: return "Vital signs"
+        case .devices: return "History of medical device use"
         }
     }
 
@@ -44,15 +46,16 @@ public enum SummarySection: String, Sendable, CaseIterable {
         case .results: return "Results"
         case .procedures: return "Procedures"
         case .vitalSigns: return "Vital Signs"
+        case .devices: return "Medical Devices"
         }
     }
 
     /// Problems, allergies and medications are required: empty, they say why (`emptyReason`).
     public var isRequired: Bool { self == .problems || self == .allergies || self == .medications }
 
-    /// The clinical type whose records fill the section.
-    /// The record type the section is built from.
-    public var clinicalType: ClinicalType {
+    /// The clinical type whose records fill the section; `nil` for medical devices, which come
+    /// from the Devices and DeviceUseStatements providers sent (context records).
+    public var clinicalType: ClinicalType? {
         switch self {
         case .problems, .pastIllness: return .condition
         case .allergies: return .allergy
@@ -61,6 +64,7 @@ public enum SummarySection: String, Sendable, CaseIterable {
         case .results: return .labResult
         case .procedures: return .procedure
         case .vitalSigns: return .vitalSign
+        case .devices: return nil
         }
     }
 }

@@ -33,6 +33,9 @@ struct SummaryWork {
         assign(record.source.identifier, record.fhirResource.resourceType.rawValue, record.fhirResource.identifier)
     }
 
+    /// The urn of a resource going in by its source, type and id (made the first time).
+    mutating func urn(source: String, type: String, id: String) -> String { assign(source, type, id) }
+
     private mutating func assign(_ source: String, _ type: String, _ id: String) -> String {
         let key = PatientSummaryBuilder.key(source, type, id)
         if let known = urns[key] { return known }

@@ -102,4 +102,28 @@ import TestSupport
         #expect(allergies["emptyReason"] != nil && allergies["entry"] == nil)
         #expect(try Self.ipsCheck(summary.data, in: dir)["pass"] as? Bool == true)
     }
+
+    /// Devices: a provider's DeviceUseStatement names its Device; a Device no statement names
+    /// gets one; the same device from a second provider is listed once.
+    @Test func devicesAreListedThroughDeviceUseStatements() async throws {
+        let pacemaker = #"{"resourceType":"Device","id":"d1","status":"active","udiCarrier":[{"deviceIdentifier":"00844588003288"}],"type":{"coding":[{"system":"http://snomed.info/sct","code":"14106009","display":"Cardiac pacemaker"}]},"patient":{"reference":"Patient/p1"}}"#
+        let pump = #"{"resourceType":"Device","id":"d2","status":"inactive","type":{"text":"Insulin pump"},"manufactureDate":"2019-03-01T00:00:00Z","patient":{"reference":"Patient/p1"}}"#
+        let use = #"{"resourceType":"DeviceUseStatement","id":"u1","status":"active","subject":{"reference":"Patient/p1"},"device":{"reference":"Device/d1"},"timingDateTime":"2018-05-02"}"#
+        let patient = #"{"resourceType":"Patient","id":"p1","name":[{"family":"Example","given":["Robin"]}]}"#
+        let clinic = #"{"resourceType":"Bundle","type":"collection","entry":[{"resource":\#(patient)},{"resource":\#(pacemaker)},{"resource":\#(pump)},{"resource":\#(use)}]}"#
+        let second = #"{"resourceType":"Bundle","type":"collection","entry":[{"resource":\#(patient)},{"resource":\#(pacemaker)}]}"#
+        let (dir, store) = try await Self.store(importing: [("clinic.json", Data(clinic.utf8), "clinic"), ("hospital.json", Data(second.utf8), "hospital")])
+        let summary = try await PatientSummaryBuilder(store: store).build()
+        #expect(summary.sections.first { $0.section == .devices }?.count == 2)
+        let resources = Self.entries(summary)
+        // Two devices, besides the Device that authors the document.
+        #expect(resources.filter { $0.string("resourceType") == "Device" && $0["type"] != nil }.count == 2)
+        let statements = resources.filter { $0.string("resourceType") == "DeviceUseStatement" }
+        #expect(statements.count == 2 && Set(statements.compactMap { $0.string("status") }) == ["active", "completed"])
+        let composition = try #require(resources.first)
+        let section = try #require(composition.list("section").compactMap(\.objectValue).first { $0.string("title") == "Medical Devices" })
+        let div = try #require(section["text"]?.objectValue?.string("div"))
+        #expect(div.contains("Cardiac pacemaker") && div.contains("Insulin pump") && div.contains("2018-05-02"))
+        #expect(try Self.ipsCheck(summary.data, in: dir)["pass"] as? Bool == true)
+    }
 }

@@ -45,7 +45,7 @@ public struct LinkContentFiles: Sendable {
                 files.append(LinkPlainFile(contentType: SHLContentType.fhirJSON, title: "check-in bundle (\(bundle.list("entry").count) entries)", data: Self.data(bundle)))
             }
             if !types.isEmpty {
-                let sections = SummarySection.allCases.filter { types.contains($0.clinicalType) }
+                let sections = SummarySection.allCases.filter { $0.clinicalType.map(types.contains) ?? false }
                 guard let bundle = RecordCollection.cut(summary, sections: sections, now: now) else {
                     throw .nothingToShare("no \(types.map(\.name).joined(separator: ", ")) records are in the summary")
                 }

@@ -10,7 +10,7 @@ struct SummaryCommand: AsyncParsableCommand {
         discussion: """
             One FHIR document Bundle: the merged Patient and a Composition (LOINC 60591-5) with a \
             section per kind of fact — active problems, past illnesses, allergies, current \
-            medications, immunizations, the latest results and vital signs per code, procedures — \
+            medications, immunizations, the latest results and vital signs per code, procedures, medical devices — \
             each with a readable narrative; required sections with nothing in them say why \
             (emptyReason). The same fact from two providers appears once, and every reference \
             resolves inside the Bundle. --out writes the Bundle to a file (and prints the sections); \
