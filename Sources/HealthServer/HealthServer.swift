@@ -161,7 +161,10 @@ public struct HealthServer: Sendable {
         let configured = configuration.publicBaseURL
         let host = configuration.host
         let idle = configuration.limits.idleTimeout
-        var background: [any Service] = [WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store)]
+        var background: [any Service] = [
+            WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store),
+            HostedLinkSweepService(store: store, interval: configuration.limits.linkSweepInterval, logger: logger),
+        ]
         if let interval = configuration.providerSyncInterval { background.append(ProviderSyncService(scheduler: providerSync, interval: interval)) }
         return Application(
             router: router(),

@@ -280,4 +280,20 @@ import TestSupport
         let log = try await w.store.linkAccessLog(handle: checkIn.link.handle, newestFirst: 5)
         #expect(log.map(\.event) == [.revoked, .direct] && log.last?.recipient == "Front desk")
     }
+
+    /// A link past its expiry is wiped by the running server itself, not only refused.
+    @Test func theServerWipesExpiredLinks() async throws {
+        let w = try await ServerWorld(.sqlite) { $0.limits.linkSweepInterval = .milliseconds(50) }
+        try await w.importResources(Self.records)
+        let link = try await Self.publish(w, HostedLinkContent(checkIn: true), lifetime: 60)
+        w.advance(61)
+        try await w.test(.live) { _ in
+            for _ in 0..<100 {
+                if try await w.store.hostedLink(handle: link.link.handle)?.ended == true { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let ended = try #require(try await w.store.hostedLink(handle: link.link.handle))
+        #expect(ended.ended && ended.files.isEmpty && ended.state(at: w.now) == .expired)
+    }
 }

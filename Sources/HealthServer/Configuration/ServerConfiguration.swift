@@ -94,6 +94,8 @@ public struct ServerLimits: Sendable {
     public var linkPollInterval: TimeInterval = 60
     /// How many polls of a long-term link may come at once.
     public var linkPollBurst = 10
+    /// How often links past their expiry are wiped (files, keys, passcode hashes, locations).
+    public var linkSweepInterval: Duration = .seconds(600)
     /// How many link passcodes are hashed at once (each scrypt takes 32 MiB); 429 beyond.
     public var maxConcurrentPasscodeChecks = max(1, ProcessInfo.processInfo.activeProcessorCount)
 

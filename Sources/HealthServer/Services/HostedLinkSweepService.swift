@@ -1,0 +1,30 @@
+import HealthStoreCore
+import Logging
+import ServiceLifecycle
+
+/// Ends hosted links past their expiry, as a service of the application: at start and then at
+/// an interval, their files, keys and passcode hashes are deleted and spent or stale locations
+/// swept. An expired link is refused on every request anyway (its state is read each time);
+/// this makes sure what it held does not stay on disk.
+struct HostedLinkSweepService: Service {
+    let store: any HostedLinkStorage & HealthStore
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        let store = self.store
+        let interval = self.interval
+        let logger = self.logger
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let ended = try await store.endExpiredHostedLinks(at: store.clock.now)
+                    if ended > 0 { logger.info("expired links ended", metadata: ["count": "\(ended)"]) }
+                } catch {
+                    logger.warning("expired links could not be ended", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}
