@@ -141,7 +141,9 @@ public struct HealthServer: Sendable {
         var importOptions = RecordImporter.Options()
         importOptions.cardVerifier = configuration.cardVerifier
         importOptions.dccVerifier = configuration.dccVerifier
-        UploadRoutes(importer: RecordImporter(store: store, options: importOptions), links: sharedLinks, pages: pages).register(on: signedIn)
+        UploadRoutes(
+            importer: RecordImporter(store: store, options: importOptions), links: sharedLinks, pages: pages, allowLoopback: configuration.allowLoopbackProviders
+        ).register(on: signedIn)
         ConsentRoutes(pending: appAccess.pending, consent: consent, pages: pages).register(on: signedIn)
         AuthorizeRoutes(store: store, clock: store.clock, consent: consent, person: person, pages: pages, address: address)
             .register(on: router, signedIn: signedIn)

@@ -66,7 +66,7 @@ public struct SharedLinkImporter: Sendable {
             let base = grant.string("aud"), !base.isEmpty
         else { return .failed(reason: "the access grant has no access_token or no aud") }
         guard let providers else {
-            return .skipped(reason: "an access grant to \(base): import with --connect-access to keep it as a provider connection")
+            return .skipped(reason: "an access grant to \(base), not kept: ask for it to be kept as a provider connection (import --connect-access, or the upload page's choice)")
         }
         guard let patient = grant.string("patient"), !patient.isEmpty else {
             return .failed(reason: "the access grant to \(base) names no patient, so its records cannot be told from others'")

@@ -56,4 +56,27 @@ import TestSupport
         }
         #expect(try await w.store.count(RecordQuery(type: nil)) == 0)
     }
+
+    /// A link that grants API access: reported unless the person asks, on the upload page, for
+    /// it to be kept; then it is a provider connection holding the grant's token.
+    @Test func anAccessGrantIsKeptAsAProviderConnectionWhenThePersonAsks() async throws {
+        let key = SHLKey.random()
+        let grant = #"{"access_token":"grant-token","token_type":"Bearer","aud":"http://127.0.0.1:9/fhir","patient":"p-77"}"#
+        let jwe = try SHLFileEncryption.encrypt(Data(grant.utf8), contentType: SHLContentType.smartAPIAccess, key: key)
+        let server = try await LoopbackHTTPServer { request in
+            request.method == "GET" && request.path == "/g" ? ScriptedReply(status: 200, body: jwe) : ScriptedReply(status: 404)
+        }
+        let link = try SHLinkPayload(url: "http://127.0.0.1:\(server.port)/g", key: key, flags: [.directFile], label: "Clinic records access").link
+        let w = try await ServerWorld(.sqlite) { $0.allowLoopbackProviders = true }
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let reported = try await UploadTests.upload(client, cookie: cookie, text: link).text
+            #expect(reported.contains("not kept") && reported.contains("upload page"), "\(reported)")
+            #expect(try await w.store.providers().isEmpty)
+            let kept = try await UploadTests.upload(client, cookie: cookie, text: link, fields: [("connectAccess", "1")]).text
+            #expect(kept.contains("Connected as provider"), "\(kept)")
+            let provider = try #require(try await w.store.providers().first)
+            #expect(provider.fhirBase == "http://127.0.0.1:9/fhir" && provider.name == "Clinic records access")
+        }
+    }
 }

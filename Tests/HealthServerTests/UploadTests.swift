@@ -30,7 +30,7 @@ import X509
     }
 
     /// A multipart body with the form's token, an optional file and optional text.
-    static func multipart(csrf: String, file: (name: String, data: Data)? = nil, text: String? = nil) -> (String, ByteBuffer) {
+    static func multipart(csrf: String, file: (name: String, data: Data)? = nil, text: String? = nil, fields: [(String, String)] = []) -> (String, ByteBuffer) {
         let boundary = "----hr\(UUID().uuidString)"
         var body = Data()
         func field(_ name: String, _ value: Data, filename: String? = nil) {
@@ -41,13 +41,16 @@ import X509
         field("csrf", Data(csrf.utf8))
         if let file { field("file", file.data, filename: file.name) }
         if let text { field("text", Data(text.utf8)) }
+        for (name, value) in fields { field(name, Data(value.utf8)) }
         body += Data("--\(boundary)--\r\n".utf8)
         return ("multipart/form-data; boundary=\(boundary)", ByteBuffer(bytes: body))
     }
 
-    static func upload(_ client: some TestClientProtocol, cookie: String, file: (name: String, data: Data)? = nil, text: String? = nil) async throws -> TestResponse {
+    static func upload(
+        _ client: some TestClientProtocol, cookie: String, file: (name: String, data: Data)? = nil, text: String? = nil, fields: [(String, String)] = []
+    ) async throws -> TestResponse {
         let (_, csrf) = try await client.page("/upload", cookie: cookie)
-        let (type, body) = multipart(csrf: csrf, file: file, text: text)
+        let (type, body) = multipart(csrf: csrf, file: file, text: text, fields: fields)
         return try await client.execute(uri: "/upload", method: .post, headers: [.contentType: type, .cookie: cookie], body: body)
     }
 

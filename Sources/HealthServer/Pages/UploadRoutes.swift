@@ -5,6 +5,7 @@ import HealthImport
 import HealthSharing
 import HealthStoreCore
 import Hummingbird
+import ProviderSync
 import SmartHealthCards
 import SmartHealthLinks
 import VerifiableRecords
@@ -22,6 +23,8 @@ struct UploadRoutes {
     /// server allows loopback providers).
     let links: SharedLinkFetcher
     let pages: PersonPages
+    /// Whether a grant's FHIR server may be on this machine (tests, a local provider).
+    let allowLoopback: Bool
 
     /// Who a link's sharer is told asked for its files.
     static let recipient = "HealthRecords"
@@ -39,8 +42,9 @@ struct UploadRoutes {
             if let text = form["text"]?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty { items.append(("pasted text", Data(text.utf8))) }
             guard !items.isEmpty else { return pages.page(context, UploadPage(limit: limit, error: "Choose a file or paste text first.")) }
             let passcode = form["passcode"].flatMap { $0.isEmpty ? nil : $0 }
+            let connect = form["connectAccess"] == "1"
             var results: [UploadedPage.Result] = []
-            for item in items { results += try await handle(name: item.name, data: item.data, passcode: passcode) }
+            for item in items { results += try await handle(name: item.name, data: item.data, passcode: passcode, connectAccess: connect) }
             return pages.page(context, UploadedPage(results: results))
         }
     }
@@ -52,16 +56,16 @@ struct UploadRoutes {
         return trimmed.isEmpty ? "upload" : trimmed
     }
 
-    func handle(name: String, data: Data, passcode: String? = nil) async throws -> [UploadedPage.Result] {
+    func handle(name: String, data: Data, passcode: String? = nil, connectAccess: Bool = false) async throws -> [UploadedPage.Result] {
         let kind = CardInputKind(of: data)
         if data.count <= SHLinkPayload.maximumLinkLength, let text = String(data: data, encoding: .utf8), SHLinkPayload.isLink(text) {
-            return await link(text, passcode: passcode)
+            return await link(text, passcode: passcode, connectAccess: connectAccess)
         }
         if kind == .png || kind == .jpeg {
             let found = try await linksInImage(name: name, data: data)
             if !found.isEmpty {
                 var results: [UploadedPage.Result] = []
-                for text in found { results += await link(text, passcode: passcode) }
+                for text in found { results += await link(text, passcode: passcode, connectAccess: connectAccess) }
                 return results
             }
         }
@@ -81,14 +85,18 @@ struct UploadRoutes {
     }
 
     /// Follows a link and imports its files as `import` does; each file reported as an upload is.
-    func link(_ text: String, passcode: String?) async -> [UploadedPage.Result] {
+    /// With `connectAccess`, an API access grant is kept as a provider connection (as
+    /// `import --connect-access` keeps it).
+    func link(_ text: String, passcode: String?, connectAccess: Bool = false) async -> [UploadedPage.Result] {
         let link: SHLinkPayload
         do { link = try SHLinkPayload(link: text) } catch { return [Self.linkFailure(error.code, error.description)] }
         let files: [SharedLinkFile]
         do { files = try await links.fetch(link, recipient: Self.recipient, passcode: passcode) } catch {
             return [Self.linkFailure(error.code, error.description, label: link.label)]
         }
-        let report = await SharedLinkImporter(importer: importer).importFiles(files, from: link)
+        let store = importer.store
+        let providers = connectAccess ? ProviderDirectory(store: store, clock: { store.clock.now }) : nil
+        let report = await SharedLinkImporter(importer: importer, providers: providers, allowLoopback: allowLoopback).importFiles(files, from: link)
         let name = link.label ?? "Shared link"
         return report.files.flatMap { file -> [UploadedPage.Result] in
             let fileName = "\(name), file \(file.index + 1)"
