@@ -31,6 +31,7 @@ let package = Package(
                 .product(name: "DigitalCovidCertificates", package: "HealthRecords"),
                 .product(name: "SmartHealthLinks", package: "HealthRecords"),
                 .product(name: "PatientSummary", package: "HealthRecords"),
+                .product(name: "VerifiableRecords", package: "HealthRecords"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -4,6 +4,7 @@ import DigitalCovidCertificates
 import Foundation
 import JOSE
 import SmartHealthCards
+import VerifiableRecords
 import _CryptoExtras
 
 /// EU DCC verification end to end (`HC1:` text → base45 → zlib → COSE → CBOR → claims → schema

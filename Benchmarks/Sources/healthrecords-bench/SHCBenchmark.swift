@@ -3,6 +3,7 @@ import FHIR
 import Foundation
 import JOSE
 import SmartHealthCards
+import VerifiableRecords
 
 /// SMART Health Card verification: end to end (parse, inflate, JSON, ECDSA, FHIR extraction)
 /// against the raw P-256 verify rate of the same crypto library, on one core and on all.

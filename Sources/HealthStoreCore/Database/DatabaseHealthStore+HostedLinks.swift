@@ -317,9 +317,12 @@ extension DatabaseHealthStore {
         let sealed = try row.data(8)
         let details: LinkDetails
         do {
-            let opened = try remembered.linkDetails(handle, sealed: sealed) ?? sealer.open(sealed)
-            details = try JSONDecoder().decode(LinkDetails.self, from: opened)
-            remembered.keepLinkDetails(handle, sealed: sealed, opened: opened)
+            if let known = remembered.linkDetails(handle, sealed: sealed) {
+                details = LinkDetails(label: known.label, content: known.content)
+            } else {
+                details = try JSONDecoder().decode(LinkDetails.self, from: try sealer.open(sealed))
+                remembered.keepLinkDetails(handle, sealed: sealed, label: details.label, content: details.content)
+            }
         } catch let error as HealthStoreError {
             throw error
         } catch {

@@ -12,7 +12,7 @@ import Synchronization
 final class RememberedRows: Sendable {
     private let apps = Mutex<[AppRowKey: StoredApp]>([:])
     private let secret = Mutex<Data?>(nil)
-    private let linkDetails = Mutex<[String: (sealed: Data, opened: Data)]>([:])
+    private let linkDetails = Mutex<[String: (sealed: Data, label: String?, content: HostedLinkContent)]>([:])
     private let linkFiles = Mutex<(files: [String: HostedLinkFile], bytes: Int)>(([:], 0))
 
     /// Bounds the apps kept; emptied when full.
@@ -33,15 +33,15 @@ final class RememberedRows: Sendable {
     static let linkLimit = 1024
     static let linkFileBytes = 32 << 20
 
-    /// A hosted link's details opened before, if its sealed bytes are the same.
-    func linkDetails(_ handle: String, sealed: Data) -> Data? {
-        linkDetails.withLock { map in map[handle].flatMap { $0.sealed == sealed ? $0.opened : nil } }
+    /// A hosted link's details (label, what it shares) decoded before, if its sealed bytes are the same.
+    func linkDetails(_ handle: String, sealed: Data) -> (label: String?, content: HostedLinkContent)? {
+        linkDetails.withLock { map in map[handle].flatMap { $0.sealed == sealed ? ($0.label, $0.content) : nil } }
     }
 
-    func keepLinkDetails(_ handle: String, sealed: Data, opened: Data) {
+    func keepLinkDetails(_ handle: String, sealed: Data, label: String?, content: HostedLinkContent) {
         linkDetails.withLock { map in
             if map.count >= Self.linkLimit { map.removeAll(keepingCapacity: true) }
-            map[handle] = (sealed, opened)
+            map[handle] = (sealed, label, content)
         }
     }
 

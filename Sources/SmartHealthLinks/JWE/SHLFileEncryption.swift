@@ -79,13 +79,21 @@ public enum SHLFileEncryption {
     public static func decrypt(
         _ jwe: String, key: SHLKey, expectedContentType: String? = nil, limit: Int = defaultLimit
     ) throws(SHLError) -> (contentType: String?, plaintext: Data) {
-        let text = jwe.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("{") || text.hasPrefix("[") { throw .notEncrypted(.json) }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        // Bytes, not Characters: splitting a large file's String by grapheme clusters cost more
+        // than decrypting it.
+        let bytes = Array(jwe.utf8)
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
+        var start = 0
+        var end = bytes.count
+        while start < end && isSpace(bytes[start]) { start += 1 }
+        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        let text = bytes[start..<end]
+        if text.first == UInt8(ascii: "{") || text.first == UInt8(ascii: "[") { throw .notEncrypted(.json) }
+        let parts = text.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         if parts.count == 3 { throw .notEncrypted(.compactJWS) }
         guard parts.count == 5 else { throw .malformedJWE(.partCount(parts.count)) }
 
-        let header = try JWEProtectedHeader(encoded: parts[0])
+        let header = try JWEProtectedHeader(encoded: Substring(String(decoding: parts[0], as: UTF8.self)))
         guard parts[1].isEmpty else { throw .malformedJWE(.encryptedKeyNotEmpty(length: parts[1].count)) }
         let iv = try decodePart(parts[2], .iv)
         guard iv.count == ivByteCount else { throw .malformedJWE(.ivLength(iv.count)) }
@@ -103,7 +111,7 @@ public enum SHLFileEncryption {
         let opened: Data
         do {
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: iv), ciphertext: ciphertext, tag: tag)
-            opened = try AES.GCM.open(box, using: key.symmetricKey, authenticating: Data(parts[0].utf8))
+            opened = try AES.GCM.open(box, using: key.symmetricKey, authenticating: Data(parts[0]))
         } catch {
             throw SHLError.decryptionFailed
         }
@@ -117,6 +125,15 @@ public enum SHLFileEncryption {
             throw .tooLarge(limit: cap)
         case .failure(let error):
             throw .inflate(error)
+        }
+    }
+
+    /// One part of a compact JWE (its bytes), decoded as strict base64url.
+    static func decodePart(_ bytes: ArraySlice<UInt8>, _ part: SHLError.JWEPart) throws(SHLError) -> [UInt8] {
+        let decoded = bytes.withUnsafeBufferPointer { p in Result { () throws(Base64URL.DecodingError) -> [UInt8] in try Base64URL.decode(p) } }
+        switch decoded {
+        case .success(let bytes): return bytes
+        case .failure(let error): throw .malformedJWE(.notBase64URL(part, error))
         }
     }
 
