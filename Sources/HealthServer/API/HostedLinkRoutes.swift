@@ -32,9 +32,9 @@ struct HostedLinkRoutes {
         case .manifest(let data):
             headers[.contentType] = "application/json"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        case .file(let data):
+        case .file(let body):
             headers[.contentType] = "application/jose"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
         case .passcode(let remaining):
             headers[.contentType] = "application/json"
             return Response(status: .unauthorized, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"remainingAttempts\":\(remaining)}")))

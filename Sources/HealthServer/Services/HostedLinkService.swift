@@ -3,6 +3,7 @@ import Foundation
 import HealthSharing
 import HealthStoreCore
 import HealthVocabulary
+import Hummingbird
 import SmartHealthLinks
 import Synchronization
 
@@ -18,7 +19,7 @@ final class HostedLinkService: Sendable {
         /// 200 with a manifest.
         case manifest(Data)
         /// 200 with a file (`application/jose`).
-        case file(Data)
+        case file(ByteBuffer)
         /// 401 with `{"remainingAttempts": n}`.
         case passcode(remaining: Int)
         /// 400, naming what is wrong.
@@ -42,6 +43,8 @@ final class HostedLinkService: Sendable {
     let passcodeChecks = Atomic<Int>(0)
     /// Long-term links being re-encrypted now (one at a time per link).
     private let refreshing = Mutex(Set<String>())
+    /// Files of links that cannot change, as response bodies.
+    private let bodies = Mutex<[String: ByteBuffer]>([:])
 
     init(store: any HealthStore, address: ServerAddress, pollInterval: TimeInterval, pollBurst: Int, maxConcurrentChecks: Int) {
         self.store = store
@@ -117,9 +120,9 @@ final class HostedLinkService: Sendable {
             return .tooMany(retryAfter: wait)
         }
         _ = try await refreshed(link, now)
-        guard let file = try await store.hostedLinkFile(handle: link.handle, ordinal: 0) else { return .notFound }
+        guard let body = try await served(link, ordinal: 0) else { return .notFound }
         try await log(link, who, .direct, 200, ordinal: 0)
-        return .file(file.jwe)
+        return .file(body)
     }
 
     /// `GET /shl/file/{token}`: a file by a location from a manifest, once, within the hour.
@@ -139,9 +142,9 @@ final class HostedLinkService: Sendable {
             // A revoke acts on locations handed out before it.
             guard let link = try await store.hostedLink(handle: handle) else { return .notFound }
             if let ended = try await refusal(link, recipient, now) { return ended }
-            guard let file = try await store.hostedLinkFile(handle: handle, ordinal: ordinal) else { return .notFound }
+            guard let body = try await served(link, ordinal: ordinal) else { return .notFound }
             try await log(link, recipient, .file, 200, ordinal: ordinal)
-            return .file(file.jwe)
+            return .file(body)
         }
     }
 
@@ -156,6 +159,26 @@ final class HostedLinkService: Sendable {
     }
 
     // MARK: Steps
+
+    /// A file as the response body. The files of a link that cannot change are kept as response
+    /// buffers (bounded), so serving one copies nothing; whether the link may be served is decided
+    /// before, on every request, from its row.
+    private func served(_ link: HostedLink, ordinal: Int) async throws -> ByteBuffer? {
+        let key = link.handle + "/" + String(ordinal)
+        if !link.longTerm, let known = bodies.withLock({ $0[key] }) { return known }
+        guard let file = try await store.hostedLinkFile(handle: link.handle, ordinal: ordinal) else { return nil }
+        let body = ByteBuffer(bytes: file.jwe)
+        if !link.longTerm {
+            bodies.withLock { map in
+                if map.count >= Self.bodyLimit { map.removeAll(keepingCapacity: true) }
+                map[key] = body
+            }
+        }
+        return body
+    }
+
+    /// How many files are kept as response buffers.
+    static let bodyLimit = 256
 
     private func link(_ id: String) async throws -> HostedLink? {
         guard Self.isRandomPart(id) else { return nil }
