@@ -103,7 +103,7 @@ final class HostedLinkService: Sendable {
 
     /// `GET /shl/{id}?recipient=`: a direct-file (U) link's file.
     func directFile(id: String, recipient: String?) async throws -> Answer {
-        guard Self.isRandomPart(id), let link = try await store.hostedLinkWithoutFiles(lookupDigest: LinkPublisher.lookupDigest(id)) else { return .notFound }
+        guard Self.isRandomPart(id), let link = try await store.hostedLinkStatus(lookupDigest: LinkPublisher.lookupDigest(id)) else { return .notFound }
         let now = store.clock.now
         let who = recipient.map { String($0.prefix(200)) }
         if let ended = try await refusal(link, who, now) { return ended }
@@ -119,7 +119,7 @@ final class HostedLinkService: Sendable {
             try await log(link, who, .rateLimited, 429)
             return .tooMany(retryAfter: wait)
         }
-        _ = try await refreshed(link, now)
+        if link.longTerm, let full = try await store.hostedLink(handle: link.handle) { _ = try await refreshed(full, now) }
         guard let body = try await served(link, ordinal: 0) else { return .notFound }
         try await log(link, who, .direct, 200, ordinal: 0)
         return .file(body)
@@ -163,7 +163,9 @@ final class HostedLinkService: Sendable {
     /// A file as the response body. The files of a link that cannot change are kept as response
     /// buffers (bounded), so serving one copies nothing; whether the link may be served is decided
     /// before, on every request, from its row.
-    private func served(_ link: HostedLink, ordinal: Int) async throws -> ByteBuffer? {
+    private func served(_ link: HostedLink, ordinal: Int) async throws -> ByteBuffer? { try await served(link.status, ordinal: ordinal) }
+
+    private func served(_ link: HostedLinkStatus, ordinal: Int) async throws -> ByteBuffer? {
         let key = link.handle + "/" + String(ordinal)
         if !link.longTerm, let known = bodies.withLock({ $0[key] }) { return known }
         guard let file = try await store.hostedLinkFile(handle: link.handle, ordinal: ordinal) else { return nil }
@@ -187,6 +189,10 @@ final class HostedLinkService: Sendable {
 
     /// The 404 of a link that is not active, logged with why.
     private func refusal(_ link: HostedLink, _ recipient: String?, _ now: Date) async throws -> Answer? {
+        try await refusal(link.status, recipient, now)
+    }
+
+    private func refusal(_ link: HostedLinkStatus, _ recipient: String?, _ now: Date) async throws -> Answer? {
         let event: LinkAccess.Event
         switch link.state(at: now) {
         case .active: return nil
@@ -261,6 +267,10 @@ final class HostedLinkService: Sendable {
     }
 
     private func log(_ link: HostedLink, _ recipient: String?, _ event: LinkAccess.Event, _ status: Int, ordinal: Int? = nil) async throws {
+        try await log(link.status, recipient, event, status, ordinal: ordinal)
+    }
+
+    private func log(_ link: HostedLinkStatus, _ recipient: String?, _ event: LinkAccess.Event, _ status: Int, ordinal: Int? = nil) async throws {
         try await store.appendLinkAccess(LinkAccess(handle: link.handle, date: store.clock.now, recipient: recipient, event: event, status: status, ordinal: ordinal))
     }
 }

@@ -67,13 +67,16 @@ extension DatabaseHealthStore {
         return try await oneLink(q)
     }
 
-    public func hostedLinkWithoutFiles(lookupDigest: Data) async throws -> HostedLink? {
-        var q = sql("SELECT " + Self.linkColumns + " FROM hosted_link WHERE ")
+    public func hostedLinkStatus(lookupDigest: Data) async throws -> HostedLinkStatus? {
+        var q = sql("SELECT handle, long_term, passcode, direct, expires, revoked, ended, passcode_limit, passcode_failures FROM hosted_link WHERE ")
         q += q.scope() + " AND lookup_digest = " + q.bind(lookupDigest)
         let final = q
         return try await read { session in
             guard let row = try await session.row(final) else { return nil }
-            return try await self.link(row, nil)
+            return HostedLinkStatus(
+                handle: try row.string(0), longTerm: try row.bool(1), passcode: try row.bool(2), direct: try row.bool(3),
+                expires: Date(timeIntervalSince1970: try row.double(4)), revoked: try row.optionalDouble(5).map(Date.init(timeIntervalSince1970:)),
+                ended: try row.bool(6), passcodeLimit: Int(try row.int(7)), passcodeFailures: Int(try row.int(8)))
         }
     }
 

@@ -54,11 +54,13 @@ public struct HostedLink: Sendable, Hashable {
     }
 
     /// The link's state at a moment; revoked wins over disabled, which wins over expired.
-    public func state(at now: Date) -> State {
-        if revoked != nil { return .revoked }
-        if passcode && passcodeFailures >= passcodeLimit { return .disabled }
-        if ended || expires <= now { return .expired }
-        return .active
+    public func state(at now: Date) -> State { status.state(at: now) }
+
+    /// Its flags and state, without what it shares.
+    public var status: HostedLinkStatus {
+        HostedLinkStatus(
+            handle: handle, longTerm: longTerm, passcode: passcode, direct: direct, expires: expires, revoked: revoked, ended: ended,
+            passcodeLimit: passcodeLimit, passcodeFailures: passcodeFailures)
     }
 
     /// Wrong passcodes still allowed.
@@ -66,6 +68,35 @@ public struct HostedLink: Sendable, Hashable {
 
     /// The flags as the spec's letters (`L`, `P`, `U`, in that order).
     public var flagLetters: String { (longTerm ? "L" : "") + (passcode ? "P" : "") + (direct ? "U" : "") }
+}
+
+/// What serving a link decides from: its flags and state, read on every request (so a revoke
+/// by any process acts at once), without what it shares.
+public struct HostedLinkStatus: Sendable, Hashable {
+    public let handle: String
+    public let longTerm: Bool
+    public let passcode: Bool
+    public let direct: Bool
+    public let expires: Date
+    public let revoked: Date?
+    public let ended: Bool
+    public let passcodeLimit: Int
+    public let passcodeFailures: Int
+
+    public init(
+        handle: String, longTerm: Bool, passcode: Bool, direct: Bool, expires: Date, revoked: Date?, ended: Bool, passcodeLimit: Int, passcodeFailures: Int
+    ) {
+        (self.handle, self.longTerm, self.passcode, self.direct, self.expires, self.revoked) = (handle, longTerm, passcode, direct, expires, revoked)
+        (self.ended, self.passcodeLimit, self.passcodeFailures) = (ended, passcodeLimit, passcodeFailures)
+    }
+
+    /// The link's state at a moment; revoked wins over disabled, which wins over expired.
+    public func state(at now: Date) -> HostedLink.State {
+        if revoked != nil { return .revoked }
+        if passcode && passcodeFailures >= passcodeLimit { return .disabled }
+        if ended || expires <= now { return .expired }
+        return .active
+    }
 }
 
 /// What a hosted link's files were built from, kept (sealed) so a long-term link can be built

@@ -16,9 +16,9 @@ public protocol HostedLinkStorage: Sendable {
     func hostedLink(handle: String) async throws -> HostedLink?
     /// A link by the digest of its URL's random part.
     func hostedLink(lookupDigest: Data) async throws -> HostedLink?
-    /// A link by the digest of its URL's random part, without reading its files' list (its
-    /// `files` is empty): what serving a direct-file link needs, in one statement.
-    func hostedLinkWithoutFiles(lookupDigest: Data) async throws -> HostedLink?
+    /// A link's flags and state by the digest of its URL's random part: what serving a file
+    /// needs, in one statement.
+    func hostedLinkStatus(lookupDigest: Data) async throws -> HostedLinkStatus?
     /// One file with its JWE; `nil` when the link has no such file (or has ended).
     func hostedLinkFile(handle: String, ordinal: Int) async throws -> HostedLinkFile?
     /// A long-term link's sealed secret, opened; `nil` for any other link or an ended one.

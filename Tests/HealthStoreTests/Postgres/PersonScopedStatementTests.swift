@@ -147,7 +147,7 @@ struct PersonScopedStatementTests {
         _ = try await store.hostedLinks(includeEnded: true)
         _ = try await store.hostedLink(lookupDigest: Data("aaaaaaaaaaaaaaaa".utf8))
         _ = try await store.hostedLinkFile(handle: "aaaaaaaaaaaaaaaa", ordinal: 0)
-        _ = try await store.hostedLinkWithoutFiles(lookupDigest: Data("bbbbbbbbbbbbbbbb".utf8))
+        _ = try await store.hostedLinkStatus(lookupDigest: Data("bbbbbbbbbbbbbbbb".utf8))
         _ = try await store.hostedLinkFile(handle: "bbbbbbbbbbbbbbbb", ordinal: 0)
         _ = try await store.longTermSecret(handle: "aaaaaaaaaaaaaaaa")
         _ = try await store.replaceHostedLinkFiles(handle: "aaaaaaaaaaaaaaaa", fromAnchor: 1, toAnchor: 2, jwes: [0: Data("k".utf8)], date: now)
