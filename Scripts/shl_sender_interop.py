@@ -5,7 +5,7 @@
 links. Checked: jwcrypto decrypts every file served (with zip: DEF and without) to the content
 promised (a check-in collection, an IPS document, a card file); a U link wants a recipient; a P
 link's passcode limit holds under 20 parallel wrong guesses (then the link answers 404, even to the
-right passcode); a location works once; an L link's file is encrypted again after an import (same
+right passcode); a location works once and not after its lifetime; an L link's file is encrypted again after an import (same
 key, same header, new IV) and polling it too often gets 429 with Retry-After; an expired link and a
 revoked one answer 404 at once; `share log` shows the accesses. Exit status 0 when every check holds.
 Usage: shl_sender_interop.py --cli PATH --fixtures DIR
@@ -93,7 +93,8 @@ def main():
             "--issuer-files", f"{ISSUER}={os.path.join(args.fixtures, 'vectors/shc-spec/issuer')}", "--at", "2023-07-01")
         card_id = json.loads(cli("cards", "--json").stdout)[0]["id"]
 
-        server = subprocess.Popen([args.cli, "serve", "--port", "0", "--store", store, "--log-level", "error"], env=env,
+        # Locations live 3 s here (an hour by default), so their lifetime can be seen.
+        server = subprocess.Popen([args.cli, "serve", "--port", "0", "--store", store, "--log-level", "error", "--link-location-lifetime", "3"], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             base = None
@@ -168,6 +169,12 @@ def main():
                     break
                 time.sleep(0.05)
             check([e["event"] for e in reversed(log)] == expected, f"log {log}")
+
+            # A location older than its lifetime is not served.
+            status, _, body = http("POST", p["url"], {"recipient": "Interop", "passcode": "right passcode", "embeddedLengthMax": 0})
+            late = json.loads(body)["files"][0]["location"] if status == 200 else None
+            time.sleep(4)
+            check(late is not None and http("GET", late)[0] == 404, "a location past its lifetime was served")
 
             # L: encrypted again after an import (same key and header, new IV); polled too often: 429.
             lt = payload(share("--summary", "--expires", "10m", "--long-term", "--manifest")["link"])

@@ -83,7 +83,7 @@ public struct HealthServer: Sendable {
         let clock = store.clock
         hostedLinks = HostedLinkService(
             store: store, address: address, pollInterval: limits.linkPollInterval, pollBurst: limits.linkPollBurst,
-            maxConcurrentChecks: limits.maxConcurrentPasscodeChecks)
+            maxConcurrentChecks: limits.maxConcurrentPasscodeChecks, locationLifetime: limits.linkLocationLifetime)
         sharedLinks = SharedLinkFetcher(addresses: AddressPolicy(allowLoopback: configuration.allowLoopbackProviders), resolver: resolver, now: { clock.now })
     }
 

@@ -94,5 +94,8 @@ import TestSupport
         let text = try sender.run(["share", "create", "--summary", "--types", "immunization", "--expires", "2d", "--passcode-file", passcode, "--attempts", "3"] + url)
         #expect(text.status == 0 && text.output.contains("flags: P (3 attempts)") && text.output.contains("Shown once"), "\(text.stderr)")
         #expect(text.output.components(separatedBy: "\nfile: ").count == 3)
+        // A long-term link keeps its key; on a store that is not encrypted, in the clear: said so.
+        let longTerm = try sender.run(["share", "create", "--summary", "--expires", "1d", "--long-term"] + url)
+        #expect(longTerm.status == 0 && longTerm.stderr.contains("not encrypted"), "\(longTerm.stderr)")
     }
 }

@@ -2,6 +2,7 @@ import DigitalCovidCertificates
 import Foundation
 import HealthStoreCore
 import SmartHealthCards
+import SmartHealthLinks
 
 /// How a ``HealthServer`` listens, whom it lets in and what it allows.
 public struct ServerConfiguration: Sendable {
@@ -94,6 +95,8 @@ public struct ServerLimits: Sendable {
     public var linkPollInterval: TimeInterval = 60
     /// How many polls of a long-term link may come at once.
     public var linkPollBurst = 10
+    /// How long a file location handed out in a manifest works (the spec allows at most an hour).
+    public var linkLocationLifetime: TimeInterval = SHLManifest.locationLifetime
     /// How often links past their expiry are wiped (files, keys, passcode hashes, locations).
     public var linkSweepInterval: Duration = .seconds(600)
     /// How many link passcodes are hashed at once (each scrypt takes 32 MiB); 429 beyond.

@@ -46,9 +46,16 @@ final class HostedLinkService: Sendable {
     /// Files of links that cannot change, as response bodies.
     private let bodies = Mutex<[String: ByteBuffer]>([:])
 
-    init(store: any HealthStore, address: ServerAddress, pollInterval: TimeInterval, pollBurst: Int, maxConcurrentChecks: Int) {
+    /// How long a location from a manifest works.
+    let locationLifetime: TimeInterval
+
+    init(
+        store: any HealthStore, address: ServerAddress, pollInterval: TimeInterval, pollBurst: Int, maxConcurrentChecks: Int,
+        locationLifetime: TimeInterval = SHLManifest.locationLifetime
+    ) {
         self.store = store
         self.address = address
+        self.locationLifetime = min(max(1, locationLifetime), SHLManifest.locationLifetime)
         pollLimiter = RateLimiter(rate: 1 / max(pollInterval, 0.001), burst: Double(max(1, pollBurst)))
         self.maxConcurrentChecks = max(1, maxConcurrentChecks)
     }
@@ -90,7 +97,7 @@ final class HostedLinkService: Sendable {
             } else {
                 let token = SecretToken.make()
                 locations.append(NewLinkLocation(
-                    tokenDigest: SecretToken.digest(token), handle: link.handle, ordinal: info.ordinal, expires: now.addingTimeInterval(SHLManifest.locationLifetime),
+                    tokenDigest: SecretToken.digest(token), handle: link.handle, ordinal: info.ordinal, expires: now.addingTimeInterval(locationLifetime),
                     recipient: recipient))
                 entry.location = address.baseURL + Self.locationPath + token
             }

@@ -94,6 +94,9 @@ public final class DatabaseHealthStore: HealthStore, KeyedStore {
     /// Whether the store is encrypted and was opened without its key.
     public var isLocked: Bool { sealer is LockedSealer }
 
+    /// Whether the store seals what it keeps with a key (an encrypted store, locked or not).
+    public var isEncrypted: Bool { !(sealer is PlainSealer) }
+
     // MARK: Plumbing
 
     var dialect: SQLDialect { database.dialect }

@@ -55,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-loopback-providers"), help: "Allow providers on this machine over http (tests, a local FHIR server).")
     var allowLoopbackProviders = false
 
+    @Option(name: .customLong("link-location-lifetime"), help: "Seconds a file location of a shared link works (1–3600; the spec's at most an hour).")
+    var linkLocationLifetime = 3600
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -68,6 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard rateLimit > 0, (burst ?? 1) >= 1 else { throw ValidationError("--rate-limit must be positive and --burst at least 1") }
         guard maxBody >= 1024 else { throw ValidationError("--max-body must be at least 1024") }
         guard syncInterval >= 0 else { throw ValidationError("--sync-interval must be 0 or more seconds") }
+        guard (1...3600).contains(linkLocationLifetime) else { throw ValidationError("--link-location-lifetime must be 1–3600 seconds") }
         guard requestTimeout > 0, tokenLifetime > 0 else { throw ValidationError("--request-timeout and --token-lifetime must be positive") }
         guard HealthServer.logLevel(logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
     }
@@ -83,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.observePollInterval = .seconds(1)
         configuration.providerSyncInterval = syncInterval > 0 ? .seconds(syncInterval) : nil
         configuration.allowLoopbackProviders = allowLoopbackProviders
+        configuration.limits.linkLocationLifetime = TimeInterval(linkLocationLifetime)
         configuration.cardVerifier = try verification.verifier()
         configuration.dccVerifier = try verification.dccVerifier()
         let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)

@@ -143,6 +143,9 @@ struct ShareCreateCommand: AsyncParsableCommand {
             throw error.isUsage ? CommandFailure.usage("\(error.code): \(error)") : CommandFailure.failed("\(error.code): \(error)")
         }
         let viewerURL = noViewer ? nil : (viewer ?? (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/view")
+        if longTerm && !store.isEncrypted {
+            FileHandle.standardError.write(Data("warning: this store is not encrypted, so the long-term link's key is kept in the clear (healthrecords encrypt)\n".utf8))
+        }
         let shown = viewerURL.map { published.payload.link(viewer: $0) } ?? published.payload.link
         var written: [(String, Int)] = []
         if qrPNG != nil || qrSVG != nil {
