@@ -10,7 +10,7 @@ struct HealthRecordsCommand: AsyncParsableCommand {
         abstract: "Keep clinical records, SMART Health Cards and signed samples, query them like HealthKit does.",
         subcommands: [
             ImportCommand.self, RecordsCommand.self, ShowCommand.self, ChangesCommand.self, DeleteCommand.self,
-            ImmunizationsCommand.self, SourcesCommand.self, VerifyCommand.self, DCCCommand.self, CardsCommand.self, IssueCommand.self, QRCommand.self, SamplesCommand.self,
+            ImmunizationsCommand.self, MedicationsCommand.self, SourcesCommand.self, VerifyCommand.self, DCCCommand.self, CardsCommand.self, IssueCommand.self, QRCommand.self, SamplesCommand.self,
             SignatureCommand.self, KeysCommand.self, AppsCommand.self, AuditCommand.self, UnlockCommand.self, LockCommand.self,
             RotateKeyCommand.self, EncryptCommand.self, ProvidersCommand.self, SyncCommand.self, ServeCommand.self,
             ExportCommand.self, SummaryCommand.self, ShareCommand.self, BackupCommand.self, RestoreCommand.self, DemoCommand.self,

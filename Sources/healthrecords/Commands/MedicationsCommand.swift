@@ -1,0 +1,66 @@
+import ArgumentParser
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthStoreCore
+
+struct MedicationsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "medications", abstract: "The person's medication list: one entry per medication, across providers.",
+        discussion: """
+            Orders, statements and dispenses of the same medication — the same RxNorm code, or the \
+            same coded ingredients and strengths — are one entry, with its sources, first and latest \
+            dates, status (by its latest record) and the records behind it. A record that matches \
+            nothing by a code is an entry of its own: medications are never merged on a name.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func run() async throws {
+        let store = try await storeOptions.open()
+        let list = try await MedicationsCommand.list(store)
+        if json {
+            JSONOutput.print(.array(list.entries.map { e in
+                .object(JSONObject([
+                    JSONMember("id", .string(e.id)), JSONMember("name", .string(e.name)), JSONMember("status", .string(e.status.rawValue)),
+                    JSONMember("rxNorm", .array(e.rxNormCodes.map(JSONValue.string))), JSONMember("form", JSONOutput.string(e.form)),
+                    JSONMember("sources", .array(e.sources.map { .string($0.name) })), JSONMember("firstDate", JSONOutput.string(e.firstDate?.text)),
+                    JSONMember("latestDate", JSONOutput.string(e.latestDate?.text)),
+                    JSONMember("records", .array(e.records.map { r in
+                        .object(JSONObject([
+                            JSONMember("source", .string(r.source)), JSONMember("resourceType", .string(r.resourceType.rawValue)),
+                            JSONMember("id", .string(r.identifier)),
+                        ]))
+                    })),
+                ]))
+            }))
+            return
+        }
+        var table = TextTable("medication", "status", "RxNorm", "sources", "first", "latest", "records")
+        for e in list.entries {
+            table.add(
+                e.name, e.status.rawValue, e.rxNormCodes.joined(separator: " ").isEmpty ? "-" : e.rxNormCodes.joined(separator: " "), "\(e.sources.count)",
+                e.firstDate.map { String($0.text.prefix(10)) } ?? "-", e.latestDate.map { String($0.text.prefix(10)) } ?? "-", "\(e.records.count)")
+        }
+        print(table.rendered)
+        print("\(list.entries.count) medication\(list.entries.count == 1 ? "" : "s") from \(list.entries.reduce(0) { $0 + $1.records.count }) records")
+    }
+
+    /// The list of a store: its medication records, their Medications resolved in the same source.
+    static func list(_ store: any HealthStore) async throws -> MedicationList {
+        let records = try await store.records(RecordQuery(type: .medication, sort: RecordSort(.clinical)))
+        var medications: [String: JSONObject] = [:]
+        for stored in try await store.contextResources(ofType: FHIRResourceType("Medication"), source: nil) {
+            guard let object = try? stored.resource.json() else { continue }
+            medications[stored.source.identifier + "\u{1F}Medication/" + stored.resource.identifier] = object
+        }
+        return MedicationList(records: records) { source, reference in
+            let parts = reference.split(separator: "/")
+            guard parts.count >= 2 else { return nil }
+            return medications[source + "\u{1F}Medication/" + parts[parts.count - 1]]
+        }
+    }
+}

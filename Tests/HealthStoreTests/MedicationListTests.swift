@@ -1,0 +1,108 @@
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthImport
+import HealthStoreCore
+import HealthStoreSQLite
+import Testing
+import TestSupport
+
+/// The consolidated medication list on real people: every Synthea person of the corpus, sent by
+/// two providers, and constructed cases for matching by ingredient and for what must stay apart.
+@Suite struct MedicationListTests {
+    /// The list of a store, with Medications resolved in the record's source.
+    static func list(_ store: SQLiteHealthStore) async throws -> MedicationList {
+        let records = try await store.records(RecordQuery(type: .medication, sort: RecordSort(.clinical)))
+        var medications: [String: JSONObject] = [:]
+        for stored in try await store.contextResources(ofType: FHIRResourceType("Medication"), source: nil) {
+            if let o = try? stored.resource.json() { medications[stored.source.identifier + "|" + stored.resource.identifier] = o }
+        }
+        return MedicationList(records: records) { source, reference in medications[source + "|" + (reference.split(separator: "/").last.map(String.init) ?? "")] }
+    }
+
+    /// What a person's file says, read without the library: each medication record's RxNorm codes.
+    static func rxNormSets(_ data: Data) throws -> [[String]] {
+        let bundle = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let resources = (bundle["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+        var medications: [String: [String: Any]] = [:]
+        for r in resources where r["resourceType"] as? String == "Medication" { medications[r["id"] as? String ?? ""] = r }
+        func codes(_ concept: [String: Any]?) -> [String] {
+            (concept?["coding"] as? [[String: Any]] ?? []).filter { $0["system"] as? String == CodeSystem.rxNorm }.compactMap { $0["code"] as? String }
+        }
+        return resources.filter { ["MedicationRequest", "MedicationStatement", "MedicationDispense", "MedicationOrder"].contains($0["resourceType"] as? String ?? "") }.map { r in
+            if let concept = r["medicationCodeableConcept"] as? [String: Any] { return codes(concept) }
+            let reference = (r["medicationReference"] as? [String: Any])?["reference"] as? String ?? ""
+            return codes(medications[reference.split(separator: "/").last.map(String.init) ?? ""]?["code"] as? [String: Any])
+        }
+    }
+
+    @Test func everySyntheaPersonFromTwoProvidersHasOneEntryPerMedication() async throws {
+        let people = Corpus.files("data/fhir/synthea", extensions: ["json"])
+        #expect(!people.isEmpty)
+        var checked = 0
+        for person in people {
+            let data = try Data(contentsOf: person)
+            let sets = try Self.rxNormSets(data)
+            guard !sets.isEmpty else { continue }
+            let dir = TemporaryDirectory()
+            let store = try await SQLiteHealthStore(path: dir.path("store.sqlite"))
+            for provider in ["clinic", "hospital"] {
+                var options = RecordImporter.Options()
+                options.source = RecordSource(identifier: provider)
+                #expect(await RecordImporter(store: store, options: options).importPaths([person.path]).failed == 0)
+            }
+            let list = try await Self.list(store)
+            let name = person.lastPathComponent
+            // Every record is in exactly one entry.
+            let listed = list.entries.flatMap(\.records)
+            #expect(listed.count == sets.count * 2 && Set(listed).count == listed.count, "\(name)")
+            // One entry per distinct RxNorm code set (Synthea codes each record once); the uncoded stay apart.
+            let distinct = Set(sets.filter { !$0.isEmpty }.map { $0.sorted().joined(separator: "+") })
+            let uncoded = sets.filter(\.isEmpty).count * 2
+            #expect(list.entries.filter { !$0.rxNormCodes.isEmpty }.count == distinct.count, "\(name)")
+            #expect(list.entries.filter(\.rxNormCodes.isEmpty).count == uncoded, "\(name)")
+            for entry in list.entries where !entry.rxNormCodes.isEmpty {
+                // Both providers are behind each coded entry, and no entry mixes two medications.
+                #expect(entry.sources.map(\.identifier) == ["clinic", "hospital"], "\(name): \(entry.name)")
+                #expect(distinct.contains(entry.rxNormCodes.joined(separator: "+")), "\(name): \(entry.rxNormCodes)")
+            }
+            checked += 1
+        }
+        #expect(checked > 0)
+    }
+
+    @Test func differentCodesWithTheSameIngredientAndStrengthAreOneMedication() async throws {
+        func medication(_ id: String, code: String, ingredient: String, mg: String) -> String {
+            #"{"resourceType":"Medication","id":"\#(id)","code":{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"\#(code)","display":"Med \#(code)"}]},"form":{"text":"Tablet"},"ingredient":[{"itemCodeableConcept":{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"\#(ingredient)"}]},"strength":{"numerator":{"value":\#(mg),"unit":"mg"},"denominator":{"value":1,"unit":"TAB"}}}]}"#
+        }
+        func request(_ id: String, medication: String, status: String, date: String) -> String {
+            #"{"resourceType":"MedicationRequest","id":"\#(id)","status":"\#(status)","intent":"order","medicationReference":{"reference":"Medication/\#(medication)"},"subject":{"reference":"Patient/p"},"authoredOn":"\#(date)"}"#
+        }
+        // A brand and a generic of one strength; the same ingredient at another strength; a name only, twice.
+        let clinic = Make.bundle([
+            medication("m1", code: "104894", ingredient: "6809", mg: "500"), request("r1", medication: "m1", status: "completed", date: "2019-01-01"),
+            medication("m3", code: "861007", ingredient: "6809", mg: "1000"), request("r3", medication: "m3", status: "active", date: "2020-01-01"),
+            #"{"resourceType":"MedicationStatement","id":"s1","status":"active","medicationCodeableConcept":{"text":"Vitamin D"},"subject":{"reference":"Patient/p"},"effectiveDateTime":"2021-01-01"}"#,
+        ])
+        let pharmacy = Make.bundle([
+            medication("m2", code: "861004", ingredient: "6809", mg: "500"), request("r2", medication: "m2", status: "active", date: "2021-06-01"),
+            #"{"resourceType":"MedicationStatement","id":"s2","status":"active","medicationCodeableConcept":{"text":"Vitamin D"},"subject":{"reference":"Patient/p"},"effectiveDateTime":"2021-02-01"}"#,
+        ])
+        let dir = TemporaryDirectory()
+        let store = try await SQLiteHealthStore(path: dir.path("store.sqlite"))
+        for (name, text) in [("clinic", clinic), ("pharmacy", pharmacy)] {
+            var options = RecordImporter.Options()
+            options.source = RecordSource(identifier: name)
+            #expect(await RecordImporter(store: store, options: options).importPaths([try dir.write("\(name).json", text)]).failed == 0)
+        }
+        let list = try await Self.list(store)
+        let metformin500 = try #require(list.entries.first { $0.rxNormCodes == ["104894", "861004"] })
+        #expect(metformin500.sources.map(\.identifier) == ["clinic", "pharmacy"] && metformin500.records.count == 2)
+        #expect(metformin500.status == .active && metformin500.firstDate?.text == "2019-01-01" && metformin500.latestDate?.text == "2021-06-01")
+        #expect(metformin500.form == "Tablet")
+        // Another strength is another medication; names alone never merge.
+        #expect(list.entries.contains { $0.rxNormCodes == ["861007"] })
+        #expect(list.entries.filter { $0.name == "Vitamin D" }.count == 2)
+        #expect(list.entries.count == 4)
+    }
+}
