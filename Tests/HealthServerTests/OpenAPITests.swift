@@ -16,7 +16,7 @@ import Testing
         "POST /apps/register", "GET /providers", "POST /providers", "POST /providers/{id}/connect", "GET /providers/callback",
         "POST /providers/{id}/sync", "POST /providers/{id}/remove", "GET /record", "GET /trend", "GET /summary", "GET /search",
         "GET /upload", "POST /upload", "GET /export.zip", "GET /links", "GET /links/new", "POST /links", "GET /links/{handle}",
-        "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js",
+        "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js", "GET /medications",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

@@ -96,4 +96,23 @@ import Testing
             #expect(last.contains("Page 3 of 3") && last.ranges(of: "<li>").count == 20 && !last.contains("Next"))
         }
     }
+
+    /// The medication list page: a statement from one provider and an order from another for the
+    /// same RxNorm code are one line naming both; a stopped one is listed apart.
+    @Test func theMedicationsPageListsEachMedicationOnce() async throws {
+        let w = try await ServerWorld(.sqlite)
+        let code = #"{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"197361","display":"amlodipine 5 MG Oral Tablet"}]}"#
+        try await w.importResources([#"{"resourceType":"MedicationStatement","id":"s1","status":"active","medicationCodeableConcept":\#(code),"effectiveDateTime":"2020-01-01"}"#], source: "clinic")
+        try await w.importResources([
+            #"{"resourceType":"MedicationRequest","id":"r1","status":"active","intent":"order","medicationCodeableConcept":\#(code),"authoredOn":"2021-03-04"}"#,
+            #"{"resourceType":"MedicationRequest","id":"r2","status":"stopped","intent":"order","medicationCodeableConcept":{"text":"Ibuprofen"},"authoredOn":"2019-05-06"}"#,
+        ], source: "pharmacy")
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            let html = try await client.page("/medications", cookie: cookie).html
+            #expect(html.components(separatedBy: "amlodipine 5 MG Oral Tablet").count == 2, "\(html)")
+            #expect(html.contains("clinic, pharmacy") && html.contains("2020-01-01 – 2021-03-04") && html.contains("RxNorm 197361"))
+            #expect(html.contains("id=\"other-medications\"") && html.contains("Ibuprofen"))
+        }
+    }
 }

@@ -10,16 +10,6 @@ import TestSupport
 /// The consolidated medication list on real people: every Synthea person of the corpus, sent by
 /// two providers, and constructed cases for matching by ingredient and for what must stay apart.
 @Suite struct MedicationListTests {
-    /// The list of a store, with Medications resolved in the record's source.
-    static func list(_ store: SQLiteHealthStore) async throws -> MedicationList {
-        let records = try await store.records(RecordQuery(type: .medication, sort: RecordSort(.clinical)))
-        var medications: [String: JSONObject] = [:]
-        for stored in try await store.contextResources(ofType: FHIRResourceType("Medication"), source: nil) {
-            if let o = try? stored.resource.json() { medications[stored.source.identifier + "|" + stored.resource.identifier] = o }
-        }
-        return MedicationList(records: records) { source, reference in medications[source + "|" + (reference.split(separator: "/").last.map(String.init) ?? "")] }
-    }
-
     /// What a person's file says, read without the library: each medication record's RxNorm codes.
     static func rxNormSets(_ data: Data) throws -> [[String]] {
         let bundle = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -51,7 +41,7 @@ import TestSupport
                 options.source = RecordSource(identifier: provider)
                 #expect(await RecordImporter(store: store, options: options).importPaths([person.path]).failed == 0)
             }
-            let list = try await Self.list(store)
+            let list = try await store.medicationList()
             let name = person.lastPathComponent
             // Every record is in exactly one entry.
             let listed = list.entries.flatMap(\.records)
@@ -95,7 +85,7 @@ import TestSupport
             options.source = RecordSource(identifier: name)
             #expect(await RecordImporter(store: store, options: options).importPaths([try dir.write("\(name).json", text)]).failed == 0)
         }
-        let list = try await Self.list(store)
+        let list = try await store.medicationList()
         let metformin500 = try #require(list.entries.first { $0.rxNormCodes == ["104894", "861004"] })
         #expect(metformin500.sources.map(\.identifier) == ["clinic", "pharmacy"] && metformin500.records.count == 2)
         #expect(metformin500.status == .active && metformin500.firstDate?.text == "2019-01-01" && metformin500.latestDate?.text == "2021-06-01")

@@ -27,6 +27,9 @@ struct PersonRoutes {
             guard let card = try await records.verifiableRecord(identifier: context.parameters.get("id") ?? "") else { return pages.notFound(context) }
             return pages.page(context, CardPage(card: CardSummary(card)))
         }
+        group.get("/medications") { _, context -> Response in
+            pages.page(context, MedicationsPage(try await records.medicationList()))
+        }
         group.get("/immunizations") { _, context -> Response in
             let immunizations = try await records.records(RecordQuery(type: .immunization, sort: RecordSort(.clinical)))
             let patients = try await records.contextResources(ofType: .patient, source: nil)

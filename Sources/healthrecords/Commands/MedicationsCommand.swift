@@ -21,7 +21,7 @@ struct MedicationsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await storeOptions.open()
-        let list = try await MedicationsCommand.list(store)
+        let list = try await store.medicationList()
         if json {
             JSONOutput.print(.array(list.entries.map { e in
                 .object(JSONObject([
@@ -47,20 +47,5 @@ struct MedicationsCommand: AsyncParsableCommand {
         }
         print(table.rendered)
         print("\(list.entries.count) medication\(list.entries.count == 1 ? "" : "s") from \(list.entries.reduce(0) { $0 + $1.records.count }) records")
-    }
-
-    /// The list of a store: its medication records, their Medications resolved in the same source.
-    static func list(_ store: any HealthStore) async throws -> MedicationList {
-        let records = try await store.records(RecordQuery(type: .medication, sort: RecordSort(.clinical)))
-        var medications: [String: JSONObject] = [:]
-        for stored in try await store.contextResources(ofType: FHIRResourceType("Medication"), source: nil) {
-            guard let object = try? stored.resource.json() else { continue }
-            medications[stored.source.identifier + "\u{1F}Medication/" + stored.resource.identifier] = object
-        }
-        return MedicationList(records: records) { source, reference in
-            let parts = reference.split(separator: "/")
-            guard parts.count >= 2 else { return nil }
-            return medications[source + "\u{1F}Medication/" + parts[parts.count - 1]]
-        }
     }
 }

@@ -214,3 +214,48 @@ struct SearchPage: PageContent {
     let next: String
     let capped: Bool
 }
+
+/// The person's medication list (`/medications`): one line per medication across providers.
+struct MedicationsPage: PageContent {
+    static let template = "medications"
+
+    /// One medication.
+    struct Entry: Sendable {
+        let name: String
+        let status: String
+        let active: Bool
+        let codes: String?
+        let form: String?
+        let sources: String
+        let dates: String
+        let records: Int
+    }
+
+    let title = "Medications"
+    let active: [Entry]
+    let other: [Entry]
+    let empty: Bool
+    let hasOther: Bool
+
+    init(_ list: MedicationList) {
+        let entries = list.entries.map { e in
+            Entry(
+                name: e.name, status: e.status.rawValue, active: e.status == .active, codes: e.rxNormCodes.isEmpty ? nil : "RxNorm " + e.rxNormCodes.joined(separator: ", "),
+                form: e.form, sources: e.sources.map(\.name).joined(separator: ", "),
+                dates: [e.firstDate, e.latestDate].compactMap { $0.map { String($0.text.prefix(10)) } }.uniqued().joined(separator: " – "),
+                records: e.records.count)
+        }
+        active = entries.filter(\.active)
+        other = entries.filter { !$0.active }
+        empty = entries.isEmpty
+        hasOther = !other.isEmpty
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, each once.
+    fileprivate func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}
