@@ -23,6 +23,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import fits, submitted  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHC = os.path.join(ROOT, "Tests", "Fixtures", "vectors", "shc-spec")
 ISSUER = "https://spec.smarthealth.cards/examples/issuer"
@@ -44,18 +47,6 @@ def browser(javascript):
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
     return driver
-
-
-def submitted(driver, button_id):
-    old = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.ID, button_id).click()
-    WebDriverWait(driver, 20).until(lambda d: d.find_element(By.TAG_NAME, "html").id != old.id)
-    return driver.title
-
-
-def fits(driver, width=390):
-    driver.set_window_size(width, 900)
-    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def post(url, body):

@@ -25,6 +25,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import fits, submitted  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 SHC = os.path.join(SHARED, "vectors", "shc-spec")
@@ -77,19 +80,6 @@ def screenshot(driver, path, width=390, max_height=2000):
     driver.set_window_size(width, min(max(height, 600), max_height))
     time.sleep(0.4)  # let the switches finish their 0.15 s slide
     driver.save_screenshot(path)
-
-
-def submitted(driver, button_id):
-    """Clicks a submit button and waits for the page it leads to; returns that page's title."""
-    old = driver.find_element(By.TAG_NAME, "html")
-    driver.find_element(By.ID, button_id).click()
-    WebDriverWait(driver, 20).until(lambda d: d.find_element(By.TAG_NAME, "html").id != old.id)
-    return driver.title
-
-
-def fits(driver, width=390):
-    driver.set_window_size(width, 900)
-    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def main():

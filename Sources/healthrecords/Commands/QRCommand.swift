@@ -67,18 +67,7 @@ struct QREncodeCommand: AsyncParsableCommand {
                 code = try CardQRCode.encode(text!, level: level.level)
             }
         } catch let e as CommandFailure { throw e } catch { throw CommandFailure.usage("\(error)") }
-        var files = OutputFiles()
-        do {
-            if let png { try files.add(try code.pngData(moduleSize: moduleSize), to: png) }
-            if let svg { try files.add(Data(try code.svgString(moduleSize: moduleSize).utf8), to: svg) }
-            try files.commit()
-        } catch let e as CommandFailure {
-            files.discard()
-            throw e
-        } catch {
-            files.discard()
-            throw CommandFailure.usage("\(error)")
-        }
+        try QRFiles.write(code, png: png, svg: svg, moduleSize: moduleSize)
         FileHandle.standardError.write(Data("QR version \(code.version.number), level \(code.level), mask \(code.mask), \(code.size)×\(code.size) modules\n".utf8))
     }
 }

@@ -151,18 +151,7 @@ struct ShareCreateCommand: AsyncParsableCommand {
         if qrPNG != nil || qrSVG != nil {
             let code: QRMatrix
             do { code = try CardQRCode.encode(shown, level: .M) } catch { throw CommandFailure.usage("the link does not fit a QR code: \(error)") }
-            var files = OutputFiles()
-            do {
-                if let qrPNG { try files.add(try code.pngData(moduleSize: moduleSize), to: qrPNG) }
-                if let qrSVG { try files.add(Data(try code.svgString(moduleSize: moduleSize).utf8), to: qrSVG) }
-                try files.commit()
-            } catch let e as CommandFailure {
-                files.discard()
-                throw e
-            } catch {
-                files.discard()
-                throw CommandFailure.usage("\(error)")
-            }
+            try QRFiles.write(code, png: qrPNG, svg: qrSVG, moduleSize: moduleSize)
             for path in [qrPNG, qrSVG].compactMap({ $0 }) { written.append((path, code.version.number)) }
         }
         let link = published.link
