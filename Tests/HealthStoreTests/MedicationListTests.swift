@@ -95,4 +95,59 @@ import TestSupport
         #expect(list.entries.filter { $0.name == "Vitamin D" }.count == 2)
         #expect(list.entries.count == 4)
     }
+
+    /// The HL7 R4 examples' medication records, each file its own source: every record is in one
+    /// entry; no two entries share an RxNorm code (they would be one medication); and each record
+    /// an entry joins shares a code, or its coded ingredients and strengths, with another of its
+    /// records (read from the records' own JSON, contained Medications resolved, without the library).
+    @Test func theR4ExamplesMatchOnlyByCode() async throws {
+        let files = Corpus.files("data/fhir/r4-examples", extensions: ["json"]).filter { $0.lastPathComponent.lowercased().hasPrefix("medication") }
+        #expect(!files.isEmpty)
+        let dir = TemporaryDirectory()
+        let store = try await SQLiteHealthStore(path: dir.path("store.sqlite"))
+        _ = await RecordImporter(store: store).importPaths(files.map(\.path))
+        let records = try await store.records(RecordQuery(type: .medication))
+        #expect(!records.isEmpty)
+        let list = try await store.medicationList()
+        let listed = list.entries.flatMap(\.records)
+        #expect(listed.count == records.count && Set(listed) == Set(records.map(\.identity)))
+
+        func codes(_ record: ClinicalRecord) throws -> Set<String> {
+            let o = try #require(try JSONSerialization.jsonObject(with: record.fhirResource.data) as? [String: Any])
+            func rx(_ concept: Any?) -> [String] {
+                ((concept as? [String: Any])?["coding"] as? [[String: Any]] ?? []).filter { $0["system"] as? String == CodeSystem.rxNorm }.compactMap { $0["code"] as? String }
+            }
+            if let concept = o["medicationCodeableConcept"] { return Set(rx(concept)) }
+            let reference = ((o["medicationReference"] as? [String: Any])?["reference"] as? String) ?? ""
+            guard reference.hasPrefix("#") else { return [] }
+            let contained = (o["contained"] as? [[String: Any]] ?? []).first { $0["id"] as? String == String(reference.dropFirst()) }
+            var keys = Set(rx(contained?["code"]))
+            // Coded ingredients with their strengths: what lets different codes be one medication.
+            let ingredients = contained?["ingredient"] as? [[String: Any]] ?? []
+            let parts = ingredients.map { i -> String? in
+                guard let code = rx(i["itemCodeableConcept"]).first else { return nil }
+                let numerator = ((i["strength"] as? [String: Any])?["numerator"] as? [String: Any])?["value"].map { "\($0)" } ?? ""
+                return code + "@" + numerator
+            }
+            if !parts.isEmpty, !parts.contains(where: { $0 == nil }) { keys.insert("in:" + parts.compactMap { $0 }.sorted().joined(separator: ";")) }
+            return keys
+        }
+        let byIdentity = Dictionary(uniqueKeysWithValues: records.map { ($0.identity, $0) })
+        var owner: [String: String] = [:]
+        var joined = 0
+        for entry in list.entries {
+            let sets = try entry.records.map { try codes(try #require(byIdentity[$0])) }
+            for code in sets.reduce(Set<String>(), { $0.union($1) }) where !code.hasPrefix("in:") {
+                #expect(owner[code] == nil, "RxNorm \(code) is in two entries")
+                owner[code] = entry.id
+            }
+            guard sets.count > 1 else { continue }
+            joined += 1
+            for (i, set) in sets.enumerated() {
+                let others = sets.enumerated().filter { $0.offset != i }.reduce(Set<String>()) { $0.union($1.element) }
+                #expect(!set.isDisjoint(with: others), "\(entry.name): a record with \(set) joined records with \(others): \(entry.records)")
+            }
+        }
+        #expect(joined > 0, "no two examples were the same medication")
+    }
 }
