@@ -338,6 +338,13 @@ enum PostgresSchema {
             );
             CREATE INDEX hosted_link_access_by_link ON hosted_link_access (person_id, handle, id);
             """),
+        // A grant's history window in days, and what a tombstone's record or sample was dated
+        // (as SQLite's v14-history-windows).
+        Migration(name: "v13-history-windows", sql: """
+            ALTER TABLE read_grant ADD COLUMN history_days integer CHECK (history_days BETWEEN 1 AND 36500);
+            ALTER TABLE tombstone ADD COLUMN dated double precision;
+            ALTER TABLE quantity_sample_tombstone ADD COLUMN dated double precision;
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).

@@ -405,6 +405,17 @@ enum SQLiteSchema {
                 CREATE INDEX hosted_link_access_by_link ON hosted_link_access(handle, id);
                 """)
         })
+        m.append(Migration(name: "v14-history-windows") { db in
+            // A grant's history window in days (NULL: all recorded data). Tombstones keep the
+            // date of what they replace (a record's clinical or added date, a sample's start),
+            // so a deletion outside an app's window is as invisible as the record was; older
+            // tombstones have none and stay hidden from windowed grants.
+            try db.execute("""
+                ALTER TABLE read_grant ADD COLUMN history_days INTEGER CHECK (history_days BETWEEN 1 AND 36500);
+                ALTER TABLE tombstone ADD COLUMN dated REAL;
+                ALTER TABLE quantity_sample_tombstone ADD COLUMN dated REAL;
+                """)
+        })
         return m
     }
 }

@@ -11,6 +11,9 @@ import Hummingbird
 /// - `GET /authorization-requests/{id}` → `{"id", "status"}`: `pending`, `completed`, or
 ///   `failed` with `"error": "requiredAuthorizationDenied"` (never which type).
 /// - `GET /authorization-status?types=…` → `{"status": "shouldRequest" | "unnecessary"}`.
+/// - `GET /authorization/earliest-dates?types=…` → `{"earliestDates": {"<type>": "<instant>" | null}}`:
+///   an instant only for a type allowed with a history window (HealthKit's
+///   `earliestAuthorizedSampleDate(for:)`); denied, undecided and all-of-history are `null` alike.
 struct AuthorizationRoutes {
     let pending: PendingRequests
     let address: ServerAddress
@@ -49,6 +52,13 @@ struct AuthorizationRoutes {
             let types = try registeredTypes(RequestParsing.parameters(request), view: view)
             let status = try await view.requestStatus(for: Set(types))
             return JSONResponse.make(.object([("status", .string(status.rawValue))]))
+        }
+        group.get("/authorization/earliest-dates") { request, context -> Response in
+            let view = try context.app()
+            let types = try registeredTypes(RequestParsing.parameters(request), view: view)
+            let dates = try await view.earliestDates(for: Set(types))
+            let members: [(String, EncodedJSON)] = types.map { t in (t.name, dates[t].map { .string(InstantText.string($0)) } ?? .null) }
+            return JSONResponse.make(.object([("earliestDates", .object(members))]))
         }
     }
 

@@ -1,5 +1,6 @@
 import ClinicalRecords
 import FHIR
+import Foundation
 import HealthStoreCore
 import SMARTAuthorization
 
@@ -13,16 +14,20 @@ struct ContainedFilter: Sendable, Hashable {
     /// The app's consent windows (``ResourcePage/visibleWindows``); `nil` shows every category.
     let windows: [TypeWindow<ConsentCategory>]?
 
-    /// Whether `contained`, inside a resource whose latest change is `anchor`, is served.
+    /// Whether `contained`, inside a resource whose latest change is `anchor` and whose date
+    /// for history windows is `date`, is served.
     ///
     /// A window that ends before the container's latest change hides it: the container's first
     /// addition is not known here, and the latest change is never earlier, so this errs on the
-    /// side of showing less.
-    func keeps(_ contained: JSONObject, containerAnchor anchor: QueryAnchor) -> Bool {
+    /// side of showing less. A contained resource has no date of its own in the store: it
+    /// takes its container's, against its own category's history window.
+    func keeps(_ contained: JSONObject, containerAnchor anchor: QueryAnchor, containerDate date: Date) -> Bool {
         guard let type = contained.string("resourceType") else { return false }
         if let reach, !reach.admits(contained) { return false }
         guard let windows else { return true }
         let category = ClinicalClassifier().category(ofType: type, json: contained)
-        return windows.contains { $0.type == category && ($0.addedThrough.map { anchor <= $0 } ?? true) }
+        return windows.contains { w in
+            w.type == category && (w.addedThrough.map { anchor <= $0 } ?? true) && (w.since.map { date >= $0 } ?? true)
+        }
     }
 }

@@ -12,7 +12,9 @@ import Hummingbird
 /// `GET /fhir/Patient/{id}/$everything`, `GET /fhir/Patient/{id}/$summary` (the International
 /// Patient Summary of what the app may read), and a resource's history: `GET /fhir/{type}/{id}/_history`
 /// and `…/_history/{vid}` (vread). Reads answer with `ETag` and `Last-Modified`, and `304` to a
-/// matching `If-None-Match`.
+/// matching `If-None-Match`. `GET /fhir/$earliest-dates[?types=…]` answers, as a Parameters
+/// resource, the earliest date the app may read of each type allowed with a history window
+/// (the app API's `/authorization/earliest-dates`).
 struct FHIRRoutes {
     let service: FHIRService
     let address: ServerAddress
@@ -38,6 +40,9 @@ struct FHIRRoutes {
         let cap = countCap
         group.get("/fhir") { _, _ -> Response in
             throw FHIRRequestError.notSupported("searching across every resource type is not supported; search one type, e.g. /fhir/Observation")
+        }
+        group.get("/fhir/$earliest-dates") { request, context -> Response in
+            FHIRResponse.make(try await Self.earliestDates(Self.query(request), try context.app()))
         }
         group.get("/fhir/{type}") { request, context -> Response in
             let type = try Self.type(context)
@@ -100,6 +105,34 @@ struct FHIRRoutes {
         let query = search.queryString
         let selfURL = service.base + path + (query.isEmpty ? "" : "?" + query)
         return FHIRResponse.make(try await service.search(search, page: nil, selfURL: selfURL, caller, countCap: cap))
+    }
+
+    /// `$earliest-dates`: one `earliestDate` parameter (a `type` code and a `date` instant) per
+    /// type allowed with a history window, of those named in `types` (default: every type the
+    /// app registered for). Denied, undecided and all-of-history types are absent alike.
+    private static func earliestDates(_ pairs: [(String, String)], _ view: AppView) async throws -> EncodedJSON {
+        var types = view.app.requestedTypes
+        if let list = pairs.first(where: { $0.0 == "types" })?.1 {
+            types = []
+            for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                guard let t = HealthDataType(name: name), view.app.requestedTypes.contains(t) else {
+                    throw FHIRRequestError.invalidParameter(name: "types", value: name, reason: "is not a type the app registered for")
+                }
+                types.insert(t)
+            }
+        }
+        let dates = try await view.earliestDates(for: types)
+        let parameters: [EncodedJSON] = dates.sorted { $0.key < $1.key }.map { type, date in
+            .object([
+                ("name", .string("earliestDate")),
+                ("part", .array([
+                    .object([("name", .string("type")), ("valueCode", .string(type.name))]),
+                    .object([("name", .string("date")), ("valueInstant", .string(InstantText.string(date)))]),
+                ])),
+            ])
+        }
+        // FHIR JSON has no empty arrays: no limited type, no `parameter`.
+        return .object([("resourceType", .string("Parameters"))] + (parameters.isEmpty ? [] : [("parameter", .array(parameters))]))
     }
 
     /// The served type named in the path; 404 for any other.

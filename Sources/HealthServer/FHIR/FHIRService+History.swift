@@ -39,10 +39,10 @@ extension FHIRService {
         ]
         let source = item.stored.source.identifier
         for (index, version) in earlier.enumerated() {
-            guard let json = try? JSONReader().read(version.data).objectValue, filter.keeps(json, containerAnchor: version.anchor) else { continue }
+            guard let json = try? JSONReader().read(version.data).objectValue, filter.keeps(json, containerAnchor: version.anchor, containerDate: item.stored.windowDate) else { continue }
             let bytes = try ServedResourceWriter.write(
                 version.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate), versionId: String(version.anchor.rawValue),
-                rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { filter.keeps($0, containerAnchor: version.anchor) })
+                rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { filter.keeps($0, containerAnchor: version.anchor, containerDate: item.stored.windowDate) })
             out.append(ServedVersion(versionId: String(version.anchor.rawValue), date: became(index), isFirst: index == earlier.count - 1, bytes: bytes))
         }
         return out

@@ -111,9 +111,10 @@ final class FHIRService: Sendable {
             return hit.bytes
         }
         let anchor = item.stored.anchor
+        let date = item.stored.windowDate
         let bytes = try ServedResourceWriter.write(
             item.stored.resource.data, id: id, lastUpdated: InstantText.string(item.stored.addedDate), versionId: String(anchor.rawValue),
-            rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { contained.keeps($0, containerAnchor: anchor) })
+            rewrite: { rewriter.rewrite($0, source: source) }, keepContained: { contained.keeps($0, containerAnchor: anchor, containerDate: date) })
         var dropped: [String: ServedBytes] = [:]
         servedCache.withLock { cache in
             if cache.count >= Self.servedCacheLimit { swap(&cache, &dropped) }

@@ -6,7 +6,9 @@ import Hummingbird
 /// verifiable-record picker (`/share/{id}`).
 ///
 /// The sheet shows the app's name, purpose and privacy policy, and one toggle per type with
-/// what it holds and how sensitive it is — there is no "allow all" — and the new-data choice.
+/// what it holds and how sensitive it is — there is no "allow all" — how far back the app may
+/// read (all of history, or a window ending now; per type if the person wants), and the
+/// new-data choice.
 /// Types left off are denied. The picker shows only the cards that have every requested type;
 /// the person ticks the ones to share (or none).
 struct ConsentRoutes {
@@ -21,11 +23,14 @@ struct ConsentRoutes {
             else { return pages.notFound(context) }
             let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
             let share = r.types.contains { grants[$0]?.newData == .share }
+            let shown = HistoryChoice.shown(grants, types: r.types)
             return pages.page(context, ConsentPage(
                 title: "\(app.name) would like to access your health records", id: r.id, action: "/consent/\(r.id)", app: app.name, purpose: app.purpose,
                 privacy: app.privacyPolicyURL.absoluteString,
-                types: r.types.map { ConsentPage.TypeChoice($0, required: app.requiredTypes.contains($0), on: grants[$0]?.decision == .allowed) },
-                hasRequired: !app.requiredTypes.isDisjoint(with: r.types), share: share))
+                types: r.types.map {
+                    ConsentPage.TypeChoice($0, required: app.requiredTypes.contains($0), on: grants[$0]?.decision == .allowed, window: shown.own[$0])
+                },
+                hasRequired: !app.requiredTypes.isDisjoint(with: r.types), share: share, history: shown.sheet))
         }
         pages.post(group, "/consent/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
@@ -36,9 +41,13 @@ struct ConsentRoutes {
             let allow = Set(r.types.filter { picked.contains($0.name) })
             let deny = Set(r.types).subtracting(allow)
             let newData: NewDataPolicy = form["newData"] == "share" ? .share : .ask
+            guard let history = HistoryChoice(form, types: r.types) else {
+                return pages.message(context, "Not saved", "How far back the app may read was not one of the choices offered. Nothing was changed.")
+            }
             var outcome = AuthorizationRequest.State.completed
             do {
-                try await consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData))
+                try await consent.decide(
+                    appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData, history: history.history, historyByType: history.byType))
             } catch ConsentError.requiredAuthorizationDenied {
                 outcome = .requiredAuthorizationDenied
             }

@@ -85,11 +85,13 @@ struct AuthorizeRoutes {
     private func consentPage(id: String, app: AppRegistration, categories: [HealthDataType], session: PersonSession) async throws -> Response {
         let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
         let share = categories.contains { grants[$0]?.newData == .share }
+        let shown = HistoryChoice.shown(grants, types: categories)
         return pages.renderer.page(
             ConsentPage(
                 title: "\(app.name) would like to access your health records", id: "", action: "/authorize/consent/\(id)", app: app.name,
                 purpose: app.purpose, privacy: app.privacyPolicyURL.absoluteString,
-                types: categories.map { ConsentPage.TypeChoice($0, required: false, on: grants[$0]?.decision == .allowed) }, hasRequired: false, share: share),
+                types: categories.map { ConsentPage.TypeChoice($0, required: false, on: grants[$0]?.decision == .allowed, window: shown.own[$0]) },
+                hasRequired: false, share: share, history: shown.sheet),
             session: session)
     }
 
@@ -103,7 +105,15 @@ struct AuthorizeRoutes {
         let allow = Set(offered.filter { picked.contains($0.name) })
         let deny = Set(offered).subtracting(allow)
         let newData: NewDataPolicy = form["newData"] == "share" ? .share : .ask
-        if !offered.isEmpty { _ = try? await consent.decide(appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData)) }
+        // A window the sheet did not offer decides nothing: the app is told access was denied.
+        guard let history = HistoryChoice(form, types: offered) else {
+            return PageRenderer.redirect(
+                AuthorizationParameters.redirect(parameters.redirectURI, [("error", "access_denied"), ("state", parameters.state)]))
+        }
+        if !offered.isEmpty {
+            _ = try? await consent.decide(
+                appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData, history: history.history, historyByType: history.byType))
+        }
         let code = SecretToken.make()
         let digest = SecretToken.digest(code)
         _ = try await store.insertCredential(

@@ -68,6 +68,21 @@ public struct AppView: Sendable {
         }
     }
 
+    /// The earliest date the app may read of each type (HealthKit's
+    /// `earliestAuthorizedSampleDate(for:)`): a date only for a type allowed with a history
+    /// window; denied, undecided and all-of-history types are absent alike.
+    public func earliestDates(for types: Set<HealthDataType>) async throws -> [HealthDataType: Date] {
+        let grants = try await grantsByType()
+        let now = store.clock.now
+        var dates: [HealthDataType: Date] = [:]
+        for t in types {
+            guard let g = grants[t], g.decision == .allowed, let date = g.history.earliestDate(at: now) else { continue }
+            dates[t] = date
+        }
+        try await audit("earliest-dates", types: types.sorted(), count: dates.count)
+        return dates
+    }
+
     // MARK: Clinical records
 
     /// Records matching a query, among those the app may see.
@@ -180,18 +195,23 @@ public struct AppView: Sendable {
 
     // MARK: Internals
 
-    /// The app's grants that allow reading, as windows.
+    /// The app's grants that allow reading, as windows, with history windows fixed at `now`.
     struct Visibility: Sendable {
         var grants: [HealthDataType: ReadGrant]
+        var now: Date
 
         /// Windows of every granted consent category: clinical types and context categories.
         var recordWindows: [TypeWindow<ConsentCategory>] {
-            grants.values.filter { $0.decision == .allowed }.compactMap { g in g.type.consentCategory.map { TypeWindow($0, addedThrough: g.addedThrough) } }
+            grants.values.filter { $0.decision == .allowed }.compactMap { g in
+                g.type.consentCategory.map { TypeWindow($0, addedThrough: g.addedThrough, since: g.history.earliestDate(at: now)) }
+            }
                 .sorted { $0.type < $1.type }
         }
 
         var sampleWindows: [TypeWindow<QuantityType>] {
-            grants.values.filter { $0.decision == .allowed }.compactMap { g in g.type.quantityType.map { TypeWindow($0, addedThrough: g.addedThrough) } }
+            grants.values.filter { $0.decision == .allowed }.compactMap { g in
+                g.type.quantityType.map { TypeWindow($0, addedThrough: g.addedThrough, since: g.history.earliestDate(at: now)) }
+            }
                 .sorted { $0.type < $1.type }
         }
 
@@ -208,7 +228,7 @@ public struct AppView: Sendable {
         Dictionary(try await store.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    func visibility() async throws -> Visibility { Visibility(grants: try await grantsByType()) }
+    func visibility() async throws -> Visibility { Visibility(grants: try await grantsByType(), now: store.clock.now) }
 
     /// The latest change the app may see, counting a grant change as a change of the types
     /// that have visible data.

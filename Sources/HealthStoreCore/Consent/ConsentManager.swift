@@ -87,7 +87,9 @@ public struct ConsentManager: Sendable {
         let anchor = try await store.reserveAnchor()
         let now = store.clock.now
         let made = decision.allow.sorted().map {
-            ReadGrant(appID: appID, type: $0, decision: .allowed, newData: decision.newData, approvedThrough: anchor, changedAnchor: anchor, decidedDate: now)
+            ReadGrant(
+                appID: appID, type: $0, decision: .allowed, newData: decision.newData, approvedThrough: anchor, changedAnchor: anchor, decidedDate: now,
+                history: decision.history(for: $0))
         } + decision.deny.sorted().map {
             ReadGrant(appID: appID, type: $0, decision: .denied, newData: decision.newData, approvedThrough: anchor, changedAnchor: anchor, decidedDate: now)
         }

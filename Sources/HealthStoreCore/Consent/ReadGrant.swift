@@ -38,11 +38,13 @@ public struct ReadGrant: Sendable, Hashable {
     public var changedAnchor: QueryAnchor
     /// When the person decided or last approved.
     public var decidedDate: Date
+    /// How far back the app may read the type.
+    public var history: HistoryWindow
 
     /// Makes a grant as stored; no rule is checked here (``ConsentManager`` applies them).
     public init(
         appID: String, type: HealthDataType, decision: GrantDecision, newData: NewDataPolicy, approvedThrough: QueryAnchor,
-        changedAnchor: QueryAnchor, decidedDate: Date
+        changedAnchor: QueryAnchor, decidedDate: Date, history: HistoryWindow = .all
     ) {
         self.appID = appID
         self.type = type
@@ -51,6 +53,7 @@ public struct ReadGrant: Sendable, Hashable {
         self.approvedThrough = approvedThrough
         self.changedAnchor = changedAnchor
         self.decidedDate = decidedDate
+        self.history = history
     }
 
     /// The last first-added anchor the app may see; `nil` for no limit.
@@ -65,13 +68,25 @@ public struct AuthorizationDecision: Sendable, Hashable {
     public var deny: Set<HealthDataType>
     /// The new-data policy for the allowed types.
     public var newData: NewDataPolicy
+    /// How far back the allowed types may be read, unless ``historyByType`` says otherwise.
+    public var history: HistoryWindow
+    /// A window for some allowed types, in place of ``history``.
+    public var historyByType: [HealthDataType: HistoryWindow]
 
-    /// Makes a decision; new data is "ask" unless said otherwise.
-    public init(allow: Set<HealthDataType>, deny: Set<HealthDataType> = [], newData: NewDataPolicy = .ask) {
+    /// Makes a decision; new data is "ask" and history "all" unless said otherwise.
+    public init(
+        allow: Set<HealthDataType>, deny: Set<HealthDataType> = [], newData: NewDataPolicy = .ask, history: HistoryWindow = .all,
+        historyByType: [HealthDataType: HistoryWindow] = [:]
+    ) {
         self.allow = allow
         self.deny = deny
         self.newData = newData
+        self.history = history
+        self.historyByType = historyByType
     }
+
+    /// The window an allowed type is read through.
+    public func history(for type: HealthDataType) -> HistoryWindow { historyByType[type] ?? history }
 }
 
 /// Whether an app should show the authorization sheet for some types

@@ -54,14 +54,16 @@ extension DatabaseHealthStore {
         try await write { w in
             for g in grants {
                 var q = w.sql("INSERT INTO read_grant (")
-                q += q.personColumn + "app_id, data_type, decision, new_data, approved_through, changed_anchor, decided_date) VALUES (" + q.personValue
+                q += q.personColumn + "app_id, data_type, decision, new_data, approved_through, changed_anchor, decided_date, history_days) VALUES ("
+                q += q.personValue
                 let values = [
                     q.bind(g.appID), q.bind(g.type.name), q.bind(g.decision.rawValue), q.bind(g.newData.rawValue), q.bind(g.approvedThrough.rawValue),
-                    q.bind(g.changedAnchor.rawValue), q.bind(g.decidedDate.timeIntervalSince1970),
+                    q.bind(g.changedAnchor.rawValue), q.bind(g.decidedDate.timeIntervalSince1970), g.history.days.map { q.bind($0) } ?? "NULL",
                 ]
                 q += values.joined(separator: ", ") + ") ON CONFLICT (" + q.personColumn + """
                     app_id, data_type) DO UPDATE SET decision = EXCLUDED.decision, new_data = EXCLUDED.new_data,
-                    approved_through = EXCLUDED.approved_through, changed_anchor = EXCLUDED.changed_anchor, decided_date = EXCLUDED.decided_date
+                    approved_through = EXCLUDED.approved_through, changed_anchor = EXCLUDED.changed_anchor, decided_date = EXCLUDED.decided_date,
+                    history_days = EXCLUDED.history_days
                     """
                 try await w.session.run(q)
             }
@@ -69,14 +71,14 @@ extension DatabaseHealthStore {
     }
 
     public func grants(appID: String) async throws -> [ReadGrant] {
-        var q = sql("SELECT data_type, decision, new_data, approved_through, changed_anchor, decided_date FROM read_grant WHERE ")
+        var q = sql("SELECT data_type, decision, new_data, approved_through, changed_anchor, decided_date, history_days FROM read_grant WHERE ")
         q += q.scope() + " AND app_id = " + q.bind(appID) + " ORDER BY data_type" + dialect.byteOrder
         let final = q
         return try await read { session in
             try await session.rows(final).map { row in
                 try ConsentCoding.grant(
                     appID: appID, type: try row.string(0), decision: try row.string(1), newData: try row.string(2), approvedThrough: try row.int(3),
-                    changedAnchor: try row.int(4), decided: try row.double(5))
+                    changedAnchor: try row.int(4), decided: try row.double(5), historyDays: try row.optionalInt(6))
             }
         }
     }
@@ -107,20 +109,22 @@ extension DatabaseHealthStore {
         guard !records.isEmpty || !samples.isEmpty else { return .initial }
         var q = sql("SELECT \(dialect.greatest)(")
         var parts = 0
-        func add(_ table: String, _ alias: String, _ typeColumn: String, _ addedColumn: String, _ windows: [TypeWindow<some RawRepresentable<String> & Hashable & Sendable>]) {
+        func add(
+            _ table: String, _ alias: String, _ typeColumn: String, _ addedColumn: String, _ dated: String,
+            _ windows: [TypeWindow<some RawRepresentable<String> & Hashable & Sendable>]) {
             if parts > 0 { q += ", " }
             parts += 1
             q += "COALESCE((SELECT MAX(\(alias).anchor) FROM \(table) \(alias) WHERE \(q.scope(alias))"
-            RecordSQL.visibility(windows, type: "\(alias).\(typeColumn)", added: "\(alias).\(addedColumn)", into: &q)
+            RecordSQL.visibility(windows, type: "\(alias).\(typeColumn)", added: "\(alias).\(addedColumn)", dated: dated, into: &q)
             q += "), 0)"
         }
         if !records.isEmpty {
-            add("resource", "r", "category", dialect.resourceAddedColumn, records)
-            add("tombstone", "t", "clinical_type", "added_anchor", records)
+            add("resource", "r", "category", dialect.resourceAddedColumn, RecordSQL.resourceDate("r"), records)
+            add("tombstone", "t", "clinical_type", "added_anchor", "t.dated", records)
         }
         if !samples.isEmpty {
-            add("quantity_sample", "q", "quantity_type", "anchor", samples)
-            add("quantity_sample_tombstone", "t", "quantity_type", "added_anchor", samples)
+            add("quantity_sample", "q", "quantity_type", "anchor", "q.start_date", samples)
+            add("quantity_sample_tombstone", "t", "quantity_type", "added_anchor", "t.dated", samples)
         }
         q += ")"
         let final = q

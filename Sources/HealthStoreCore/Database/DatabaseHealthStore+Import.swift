@@ -105,9 +105,9 @@ extension DatabaseHealthStore {
         let now = clock.now.timeIntervalSince1970
         let added = dialect.resourceAddedColumn
         var tombstones = w.sql("INSERT INTO tombstone (")
-        tombstones += tombstones.personColumn + "anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor) SELECT "
+        tombstones += tombstones.personColumn + "anchor, identity, source_id, resource_type, clinical_type, resource_id, deleted_date, added_anchor, dated) SELECT "
         tombstones += tombstones.personColumn + tombstones.bind(w.anchor) + " + row_number() OVER (ORDER BY id), identity, source_id, resource_type, "
-        tombstones += "clinical_type, resource_id, " + tombstones.bind(now) + ", \(added) FROM resource"
+        tombstones += "clinical_type, resource_id, " + tombstones.bind(now) + ", \(added), COALESCE(clinical_date, added_date) FROM resource"
         tombstones += " WHERE " + tombstones.scope() + " AND source_id = " + tombstones.bind(sourceID)
         filter(&tombstones)
         tombstones += " AND clinical_type IS NOT NULL RETURNING clinical_type"

@@ -35,10 +35,10 @@ extension DatabaseHealthStore {
         let builder = SampleSQL(dialect: dialect, sealer: sealer)
         let result = try await write { w -> (Int, Set<QuantityType>, Int64) in
             var tombstones = w.sql("INSERT INTO quantity_sample_tombstone (")
-            tombstones += tombstones.personColumn + "anchor, identity, source_id, quantity_type, sample_uuid, deleted_date, added_anchor) SELECT "
+            tombstones += tombstones.personColumn + "anchor, identity, source_id, quantity_type, sample_uuid, deleted_date, added_anchor, dated) SELECT "
             tombstones += (tombstones.personColumn.isEmpty ? "" : "q.person_id, ") + tombstones.bind(w.anchor)
             tombstones += " + row_number() OVER (ORDER BY q.id), q.identity, q.source_id, q.quantity_type, q.sample_uuid, "
-            tombstones += tombstones.bind(now) + ", q.anchor FROM quantity_sample q"
+            tombstones += tombstones.bind(now) + ", q.anchor, q.start_date FROM quantity_sample q"
             builder.filter(type: type, predicate: predicate, into: &tombstones)
             tombstones += " RETURNING quantity_type"
             let types = try await w.session.rows(tombstones).map { try $0.string(0) }

@@ -89,7 +89,7 @@ struct RecordSQL {
             case .source(let s):
                 q += " AND s.identity = " + q.bind(ConsentCoding.sourceIdentity(s, sealer))
             case .visible(let windows):
-                Self.visibility(windows, type: "t.clinical_type", added: "t.added_anchor", into: &q)
+                Self.visibility(windows, type: "t.clinical_type", added: "t.added_anchor", dated: "t.dated", into: &q)
             case .addedDate, .clinicalDate, .and:
                 // Deletions have no clinical or added date to filter on.
                 break
@@ -116,7 +116,7 @@ struct RecordSQL {
             case .clinicalDate(let from, let to):
                 Self.range("r.clinical_date", from: from?.timeIntervalSince1970, to: to?.timeIntervalSince1970, into: &q)
             case .visible(let windows):
-                Self.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", into: &q)
+                Self.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: Self.resourceDate("r"), into: &q)
             case .and:
                 break  // flattened by conjuncts
             }
@@ -143,22 +143,27 @@ struct RecordSQL {
         if let to { q += " AND \(column) < " + q.bind(to) }
     }
 
-    /// `AND (type = a [AND added <= b] OR …)` for type windows; `AND FALSE` for none. This is
-    /// the whole of consent in SQL: a row outside every window is never read.
-    static func visibility<T: RawRepresentable<String>>(_ windows: [TypeWindow<T>], type: String, added: String, into q: inout SQLStatement) {
+    /// `AND (type = a [AND added <= b] [AND dated >= c] OR …)` for type windows; `AND FALSE`
+    /// for none. This is the whole of consent in SQL: a row outside every window is never read.
+    /// `dated` is the row's date for history windows: a NULL there (a tombstone older than
+    /// them) is outside every window that has a start.
+    static func visibility<T: RawRepresentable<String>>(
+        _ windows: [TypeWindow<T>], type: String, added: String, dated: String, into q: inout SQLStatement
+    ) {
         guard !windows.isEmpty else {
             q += " AND FALSE"
             return
         }
         var terms: [String] = []
         for w in windows {
-            let t = q.bind(w.type.rawValue)
-            if let through = w.addedThrough {
-                terms.append("(\(type) = \(t) AND \(added) <= \(q.bind(through.rawValue)))")
-            } else {
-                terms.append("\(type) = \(t)")
-            }
+            var term = "\(type) = " + q.bind(w.type.rawValue)
+            if let through = w.addedThrough { term += " AND \(added) <= " + q.bind(through.rawValue) }
+            if let since = w.since { term += " AND \(dated) >= " + q.bind(since.timeIntervalSince1970) }
+            terms.append(w.addedThrough == nil && w.since == nil ? term : "(" + term + ")")
         }
         q += " AND (" + terms.joined(separator: " OR ") + ")"
     }
+
+    /// A resource's date for history windows: its clinical date, else the date it was added.
+    static func resourceDate(_ alias: String) -> String { "COALESCE(\(alias).clinical_date, \(alias).added_date)" }
 }

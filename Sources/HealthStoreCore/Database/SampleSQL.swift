@@ -46,7 +46,7 @@ struct SampleSQL {
             case .uuids(let uuids):
                 q += " AND t.identity IN (" + q.list(uuids.map { SampleCoding.identity($0, sealer) }) + ")"
             case .visible(let windows):
-                RecordSQL.visibility(windows, type: "t.quantity_type", added: "t.added_anchor", into: &q)
+                RecordSQL.visibility(windows, type: "t.quantity_type", added: "t.added_anchor", dated: "t.dated", into: &q)
             case .startDate, .addedDate, .and:
                 // Deletions have no dates to filter on; `and` is flattened by conjuncts.
                 break
@@ -73,7 +73,7 @@ struct SampleSQL {
                 q += " AND q.identity IN (" + q.list(uuids.map { SampleCoding.identity($0, sealer) }) + ")"
             case .visible(let windows):
                 // A sample's anchor is the anchor it was saved at: samples are never updated.
-                RecordSQL.visibility(windows, type: "q.quantity_type", added: "q.anchor", into: &q)
+                RecordSQL.visibility(windows, type: "q.quantity_type", added: "q.anchor", dated: "q.start_date", into: &q)
             case .and:
                 break  // flattened by conjuncts
             }

@@ -40,13 +40,15 @@ package enum ConsentCoding {
 
     /// A grant read back from its row's text columns.
     package static func grant(
-        appID: String, type typeName: String, decision: String, newData: String, approvedThrough: Int64, changedAnchor: Int64, decided: Double
+        appID: String, type typeName: String, decision: String, newData: String, approvedThrough: Int64, changedAnchor: Int64, decided: Double,
+        historyDays: Int64?
     ) throws -> ReadGrant {
-        guard let type = HealthDataType(name: typeName), let decision = GrantDecision(rawValue: decision), let newData = NewDataPolicy(rawValue: newData)
+        guard let type = HealthDataType(name: typeName), let decision = GrantDecision(rawValue: decision), let newData = NewDataPolicy(rawValue: newData),
+            let history = historyDays.map({ HistoryWindow.days(Int($0)) }) ?? .all
         else { throw HealthStoreError.corruptRecord("grant of app \(appID) for \(typeName)") }
         return ReadGrant(
             appID: appID, type: type, decision: decision, newData: newData, approvedThrough: QueryAnchor(rawValue: approvedThrough),
-            changedAnchor: QueryAnchor(rawValue: changedAnchor), decidedDate: Date(timeIntervalSince1970: decided))
+            changedAnchor: QueryAnchor(rawValue: changedAnchor), decidedDate: Date(timeIntervalSince1970: decided), history: history)
     }
 
     /// An audit entry's types as stored: names separated by spaces.

@@ -36,6 +36,10 @@ public struct StoredResource: Sendable, Hashable {
         self.anchor = anchor
     }
 
+    /// The date a history window judges it by: its clinical date's first instant, else the
+    /// date it was added (as the engines' SQL does).
+    public var windowDate: Date { clinicalDate?.date ?? addedDate }
+
     /// The clinical record, when the resource is one.
     public var clinicalRecord: ClinicalRecord? {
         guard let clinicalType else { return nil }

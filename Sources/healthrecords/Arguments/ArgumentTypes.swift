@@ -52,3 +52,8 @@ struct TypeListArgument: ExpressibleByArgument, Sendable {
 }
 
 extension NewDataPolicy: ExpressibleByArgument {}
+
+extension HistoryWindow: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
+    public static var defaultCompletionKind: CompletionKind { .list(choices.map(\.text)) }
+}

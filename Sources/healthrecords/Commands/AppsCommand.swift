@@ -112,7 +112,7 @@ struct AppsRegisterCommand: AsyncParsableCommand {
 struct AppsGrantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "grant",
-        abstract: "Decide an app's access: allow and deny types; new data is shared or waits for approval (ask, the default).")
+        abstract: "Decide an app's access: allow and deny types, how far back it may read them; new data is shared or waits for approval (ask, the default).")
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -128,13 +128,19 @@ struct AppsGrantCommand: AsyncParsableCommand {
     @Option(help: "New records: share (automatically) or ask (before sharing).")
     var newData: NewDataPolicy = .ask
 
+    @Option(
+        help: ArgumentHelp(
+            "How far back the allowed types may be read: all, or a window ending now (30d, 90d, 1y; any <n>d or <n>y up to 100 years).",
+            valueName: "window"))
+    var history: HistoryWindow = .all
+
     func validate() throws {
         if allow == nil && deny == nil { throw ValidationError("give --allow and/or --deny") }
     }
 
     func run() async throws {
         let consent = try await storeOptions.consent()
-        let decision = AuthorizationDecision(allow: allow?.types ?? [], deny: deny?.types ?? [], newData: newData)
+        let decision = AuthorizationDecision(allow: allow?.types ?? [], deny: deny?.types ?? [], newData: newData, history: history)
         do {
             let grants = try await consent.decide(appID: app, decision)
             print("decided \(grants.count) type\(grants.count == 1 ? "" : "s") for \(app)")
@@ -234,7 +240,7 @@ struct AppsListCommand: AsyncParsableCommand {
                     "grants": .array(grants.map { g in
                         .object(JSONObject([
                             "type": .string(g.type.name), "decision": .string(g.decision.rawValue), "newData": .string(g.newData.rawValue),
-                            "decidedDate": JSONOutput.date(g.decidedDate),
+                            "history": .string(g.history.text), "decidedDate": JSONOutput.date(g.decidedDate),
                         ]))
                     }),
                 ]))
@@ -245,7 +251,12 @@ struct AppsListCommand: AsyncParsableCommand {
         for (app, grants) in rows {
             let r = app.registration
             func names(_ d: GrantDecision) -> String {
-                grants.filter { $0.decision == d }.map { $0.type.name + ($0.newData == .ask && d == .allowed ? " (ask)" : "") }.joined(separator: ",")
+                grants.filter { $0.decision == d }.map { g in
+                    var notes: [String] = []
+                    if d == .allowed, g.newData == .ask { notes.append("ask") }
+                    if d == .allowed, g.history != .all { notes.append(g.history.text) }
+                    return g.type.name + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
+                }.joined(separator: ",")
             }
             let undecided = r.requestedTypes.subtracting(grants.map(\.type)).sorted().map(\.name).joined(separator: ",")
             table.add(r.id, r.name, names(.allowed), names(.denied), undecided)

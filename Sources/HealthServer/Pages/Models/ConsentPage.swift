@@ -1,7 +1,7 @@
 import HealthStoreCore
 
-/// The authorization sheet (`/consent/{id}`): one toggle per type asked for, and the
-/// new-data choice.
+/// The authorization sheet (`/consent/{id}`): one toggle per type asked for, how far back
+/// (for all of them, and per type), and the new-data choice.
 struct ConsentPage: PageContent {
     static let template = "consent"
 
@@ -14,8 +14,10 @@ struct ConsentPage: PageContent {
         let high: Bool
         let required: Bool
         let on: Bool
+        /// This type's own window, in place of the sheet's: "" (the sheet's) first.
+        let windows: [HistoryOption]
 
-        init(_ type: HealthDataType, required: Bool, on: Bool) {
+        init(_ type: HealthDataType, required: Bool, on: Bool, window: HistoryWindow? = nil) {
             name = type.name
             title = TypeDescriptions.title(type)
             about = TypeDescriptions.about(type)
@@ -23,6 +25,25 @@ struct ConsentPage: PageContent {
             high = TypeDescriptions.sensitivity(type) == .high
             self.required = required
             self.on = on
+            windows = [HistoryOption(value: "", label: "As chosen below", checked: window == nil)]
+                + HistoryWindow.choices.map { HistoryOption($0, checked: $0 == window) }
+        }
+    }
+
+    /// One history window to choose.
+    struct HistoryOption: Sendable {
+        let value: String
+        let label: String
+        let checked: Bool
+
+        init(value: String, label: String, checked: Bool) {
+            self.value = value
+            self.label = label
+            self.checked = checked
+        }
+
+        init(_ window: HistoryWindow, checked: Bool) {
+            self.init(value: window.text, label: window.phrase.prefix(1).uppercased() + window.phrase.dropFirst(), checked: checked)
         }
     }
 
@@ -36,8 +57,13 @@ struct ConsentPage: PageContent {
     let hasRequired: Bool
     let share: Bool
     let ask: Bool
+    /// How far back, for every type without its own window.
+    let histories: [HistoryOption]
 
-    init(title: String, id: String, action: String, app: String, purpose: String, privacy: String, types: [TypeChoice], hasRequired: Bool, share: Bool) {
+    init(
+        title: String, id: String, action: String, app: String, purpose: String, privacy: String, types: [TypeChoice], hasRequired: Bool, share: Bool,
+        history: HistoryWindow = .all
+    ) {
         self.title = title
         self.id = id
         self.action = action
@@ -48,6 +74,7 @@ struct ConsentPage: PageContent {
         self.hasRequired = hasRequired
         self.share = share
         self.ask = !share
+        histories = HistoryWindow.choices.map { HistoryOption($0, checked: $0 == history) }
     }
 }
 
