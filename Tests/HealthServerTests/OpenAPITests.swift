@@ -42,7 +42,7 @@ import Testing
             let paths = doc["paths"] as! [String: [String: Any]]
             let documented = Set(paths.flatMap { path, ops in ops.keys.map { "\($0.uppercased()) \(path)" } })
             #expect(routed == documented)
-            #expect(routed.count == 23)
+            #expect(routed.count == 24)
         }
     }
 
