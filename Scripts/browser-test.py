@@ -9,8 +9,11 @@ person and an app would see:
    app then reads exactly those two types (and the request reports completed).
 2. The app asks for verifiable records; the person sees the two matching cards, ticks one,
    shares; the app collects exactly that card once, and the next request asks again.
-3. Every page fits a 390 px wide screen without sideways scrolling.
-4. What the person sees: search finds a lab result by its LOINC code; its page shows the value,
+3. A second app asks for lab results; the person picks "the past 30 days" and "share new records";
+   the app then reads nothing older (every lab of the store is), a lab dated today once it is
+   imported, and its earliest date is 30 days back.
+4. Every page fits a 390 px wide screen without sideways scrolling.
+5. What the person sees: search finds a lab result by its LOINC code; its page shows the value,
    unit, reference range and flag; its trend is an SVG with one point per result and a table;
    the summary; each page at phone and desktop widths.
 
@@ -195,6 +198,42 @@ def main():
         for t in ("condition", "medication"):
             status, denied = http("GET", f"{base}/records?type={t}", token)
             check(denied["records"] == [], f"{t} (turned off) looks like no data")
+
+        # A history window (issue 33): the past 30 days, chosen on the sheet.
+        recent = json.loads(run(a.cli, "apps", "register", "--name", "Recent Labs", "--purpose", "Your last month of results.",
+                                "--privacy-url", "https://recent-labs.example/privacy", "--types", "lab-result", "--json", env=env))
+        status, rtok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": recent["appId"], "client_secret": recent["secret"]})
+        rtoken = rtok["access_token"]
+        status, rreq = http("POST", base + "/authorization-requests", rtoken, {"types": ["lab-result"]})
+        driver.get(rreq["url"])
+        check(driver.find_element(By.ID, "history-all").is_selected(), "the sheet offers all of history first chosen")
+        driver.find_element(By.ID, "type-lab-result").click()
+        driver.find_element(By.ID, "history-30d").click()
+        driver.find_element(By.CSS_SELECTOR, "input[name=newData][value=share]").click()
+        check(fits(driver), "the consent page with its history choices fits a 390 px screen")
+        title = submitted(driver, "submit")
+        check(title.startswith("Done"), f"the window is saved (page: {title!r})")
+        status, windowed = http("GET", base + "/records?type=lab-result&limit=1000", rtoken)
+        check(status == 200 and windowed["records"] == [] and len(labs) > 0,
+              f"with a 30-day window the app reads none of the store's {len(labs)} older lab results")
+        today = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+        fresh = os.path.join(work, "fresh-lab.json")
+        with open(fresh, "w") as f:
+            json.dump({"resourceType": "Observation", "id": "fresh-hemoglobin", "status": "final",
+                       "category": [{"coding": [{"system": "http://terminology.hl7.org/CodeSystem/observation-category", "code": "laboratory"}]}],
+                       "code": {"coding": [{"system": "http://loinc.org", "code": "718-7"}], "text": "Hemoglobin"},
+                       "effectiveDateTime": today, "valueQuantity": {"value": 14.1, "unit": "g/dL"}}, f)
+        run(a.cli, "import", fresh, "--source-name", "Acme Laboratory", env=env)
+        status, windowed = http("GET", base + "/records?type=lab-result&limit=1000", rtoken)
+        ids = [r["resource"]["id"] for r in windowed["records"]]
+        check(ids == ["fresh-hemoglobin"], f"a lab dated today is read, and still nothing older ({ids})")
+        status, dates = http("GET", base + "/authorization/earliest-dates?types=lab-result", rtoken)
+        earliest = (dates.get("earliestDates") or {}).get("lab-result") or ""
+        expected = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 30 * 86400))
+        check(status == 200 and earliest[:10] in (expected, time.strftime("%Y-%m-%d", time.gmtime(time.time() - 30 * 86400 + 120))),
+              f"the app's earliest date is 30 days back ({earliest})")
+        status, everything = http("GET", base + "/records?type=lab-result&limit=1000", token)
+        check(len(everything["records"]) == len(labs), "the first app (all of history, new records under ask) still reads every older lab result")
 
         status, creq = http("POST", base + "/verifiable-record-requests", token, {"recordTypes": [IMMUNIZATION]})
         check(status == 201, "the app asks for verifiable immunization records")

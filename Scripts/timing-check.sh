@@ -17,9 +17,13 @@
 #     not exist (same source and resource type as the C record, an id of the same length), and a
 #     record of A (contrast)
 # timing each request with time.perf_counter_ns. Prints median, p10 and p90 of each.
-# PASS when the medians of denied (C) and undecided (D) are within 5 % of the allowed-empty (B)
-# median, the by-id medians of the denied and undecided records within 5 % of the nonexistent id's,
-# and the bodies are byte-identical (B = C = D; the three 404s). Exit 0 on PASS, 1 on FAIL, 2 on
+# A second app is allowed A with a 30-day history window (every Synthea record is older): its
+#   GET /records?type=A&limit=10 and GET /records/… of the A record and of a nonexistent id
+# are timed in the same rounds.
+# PASS when the medians of denied (C), undecided (D) and outside-the-window (A, second app) are
+# within 5 % of the allowed-empty (B) median, the by-id medians of the denied, undecided and
+# outside-the-window records within 5 % of the nonexistent id's (the windowed app's against its
+# own), and the bodies are byte-identical (B = C = D = windowed A; the 404s). Exit 0 on PASS, 1 on FAIL, 2 on
 # usage or setup errors. Needs python3 (standard library only).
 # Usage: Scripts/timing-check.sh [BINARY] [N]
 set -euo pipefail
@@ -92,6 +96,12 @@ export TIMING_APP_ID TIMING_APP_SECRET
 TIMING_APP_ID=$(field "$APP" appId); TIMING_APP_SECRET=$(field "$APP" secret)
 # A and B allowed, C denied; D is never decided.
 "$BIN" apps grant "$TIMING_APP_ID" --allow "$TIMING_A,$TIMING_B" --deny "$TIMING_C" --new-data share >/dev/null
+# The second app reads A through a 30-day window.
+APP2=$("$BIN" apps register --name "Timing window" --purpose "Timing check" --privacy-url https://timing.example/privacy \
+  --types "$TIMING_A" --json)
+export TIMING_APP2_ID TIMING_APP2_SECRET
+TIMING_APP2_ID=$(field "$APP2" appId); TIMING_APP2_SECRET=$(field "$APP2" secret)
+"$BIN" apps grant "$TIMING_APP2_ID" --allow "$TIMING_A" --history 30d --new-data share >/dev/null
 
 # A high app rate limit: the rounds are back to back and must not meet 429.
 "$BIN" serve --port 0 --rate-limit 100000 --log-level error > "$WORK/serve.out" 2> "$WORK/serve.err" &
@@ -128,12 +138,17 @@ def call(method, path, body=None, headers=None):
     return r.status, r.read()
 
 
-status, data = call("POST", "/token", urllib.parse.urlencode(
-    {"grant_type": "client_credentials", "client_id": E["TIMING_APP_ID"], "client_secret": E["TIMING_APP_SECRET"]}),
-    {"Content-Type": "application/x-www-form-urlencoded"})
-if status != 200:
-    sys.exit(f"error: the app got no token ({status} {data[:200]!r})")
-AUTH = {"Authorization": "Bearer " + json.loads(data)["access_token"]}
+def token(app_id, secret):
+    status, data = call("POST", "/token", urllib.parse.urlencode(
+        {"grant_type": "client_credentials", "client_id": app_id, "client_secret": secret}),
+        {"Content-Type": "application/x-www-form-urlencoded"})
+    if status != 200:
+        sys.exit(f"error: the app got no token ({status} {data[:200]!r})")
+    return {"Authorization": "Bearer " + json.loads(data)["access_token"]}
+
+
+AUTH = token(E["TIMING_APP_ID"], E["TIMING_APP_SECRET"])
+AUTH2 = token(E["TIMING_APP2_ID"], E["TIMING_APP2_SECRET"])
 
 # D: requested, never decided.
 status, data = call("POST", "/authorization-requests", json.dumps({"types": [D]}), dict(AUTH, **{"Content-Type": "application/json"}))
@@ -158,16 +173,22 @@ cases = {
     "by id: nonexistent id":          (by_id(E["TIMING_C_SOURCE"], E["TIMING_C_RTYPE"], missing_id), 404),
     f"by id: denied record ({C})":    (by_id(E["TIMING_C_SOURCE"], E["TIMING_C_RTYPE"], E["TIMING_C_ID"]), 404),
     f"by id: undecided record ({D})": (by_id(E["TIMING_D_SOURCE"], E["TIMING_D_RTYPE"], E["TIMING_D_ID"]), 404),
+    f"records outside window ({A})":  (f"/records?type={A}&limit=10", 200, AUTH2),
+    "by id: nonexistent id, window":  (by_id(E["TIMING_A_SOURCE"], E["TIMING_A_RTYPE"], missing_id), 404, AUTH2),
+    f"by id: outside window ({A})":   (by_id(E["TIMING_A_SOURCE"], E["TIMING_A_RTYPE"], E["TIMING_A_ID"]), 404, AUTH2),
 }
 names = list(cases)
-REF_LIST, REF_ID = names[1], names[5]
+REF_LIST, REF_ID, REF_WINDOW_ID = names[1], names[5], names[9]
+# (reference, the requests compared with it)
+GROUPS = ((REF_LIST, names[1:4] + [names[8]]), (REF_ID, names[5:8]), (REF_WINDOW_ID, names[9:11]))
 times = {n: [] for n in names}
 bodies = {n: set() for n in names}
 statuses = {n: {} for n in names}
 
 print(f"timing check against {BASE} ({E['TIMING_BINARY']}): {N} rounds of {len(names)} requests, random order in each round, "
       f"one keep-alive connection; {WARMUP} warm-up rounds first", flush=True)
-print(f"types: A={A} allowed with data; B={B} allowed, empty; C={C} denied; D={D} undecided (request pending)", flush=True)
+print(f"types: A={A} allowed with data; B={B} allowed, empty; C={C} denied; D={D} undecided (request pending); "
+      f"a second app reads A through a 30-day window", flush=True)
 gc.disable()
 started = time.monotonic()
 for rnd in range(WARMUP + N):
@@ -175,8 +196,9 @@ for rnd in range(WARMUP + N):
     rng.shuffle(order)
     for n in order:
         path = cases[n][0]
+        auth = cases[n][2] if len(cases[n]) > 2 else AUTH
         t0 = time.perf_counter_ns()
-        conn.request("GET", path, headers=AUTH)
+        conn.request("GET", path, headers=auth)
         r = conn.getresponse()
         body = r.read()
         t1 = time.perf_counter_ns()
@@ -203,11 +225,12 @@ for n in names:
 print(f"\n{N * len(names)} measured requests in {elapsed:.1f} s\n")
 w = max(len(n) for n in names)
 print(f"{'request':<{w}}  {'median ms':>9}  {'p10 ms':>7}  {'p90 ms':>7}  {'vs ref':>7}  statuses")
-ref_of = {n: (REF_LIST if n.startswith("records") else REF_ID) for n in names}
+ref_of = {n: ref for ref, group in GROUPS for n in group}
+ref_of[names[0]], ref_of[names[4]] = REF_LIST, REF_ID
 for n in names:
     med, p10, p90 = stats[n]
     ratio = med / stats[ref_of[n]][0] - 1
-    ref_mark = "(ref)" if n in (REF_LIST, REF_ID) else f"{ratio * 100:+.1f}%"
+    ref_mark = "(ref)" if n in (REF_LIST, REF_ID, REF_WINDOW_ID) else f"{ratio * 100:+.1f}%"
     st = " ".join(f"{k}:{c}" for k, c in sorted(statuses[n].items()))
     print(f"{n:<{w}}  {med:>9.3f}  {p10:>7.3f}  {p90:>7.3f}  {ref_mark:>7}  {st}")
 
@@ -217,7 +240,7 @@ for n in names:
     if set(statuses[n]) != {expected}:
         failures.append(f"{n}: statuses {statuses[n]}, expected only {expected}")
 print()
-for ref, group in ((REF_LIST, names[1:4]), (REF_ID, names[5:8])):
+for ref, group in GROUPS:
     for n in group:
         if n == ref:
             continue
@@ -226,7 +249,7 @@ for ref, group in ((REF_LIST, names[1:4]), (REF_ID, names[5:8])):
         print(f"{n} vs {ref}: median {ratio * 100:+.1f}% ({verdict})")
         if abs(ratio) > 0.05:
             failures.append(f"{n}: median {stats[n][0]:.3f} ms is {ratio * 100:+.1f}% from {ref}'s {stats[ref][0]:.3f} ms")
-for group in (names[1:4], names[5:8]):
+for group in (names[1:4] + [names[8]], names[5:8] + names[9:11]):
     seen = set().union(*(bodies[n] for n in group))
     same = len(seen) == 1
     print(f"bodies of {', '.join(group)}: {'byte-identical' if same else 'DIFFER'}")
@@ -240,7 +263,7 @@ if failures:
         print("FAIL: " + f)
     print("timing check FAIL")
     sys.exit(1)
-print("timing check PASS: denied and undecided take the time an allowed empty type takes, and answer the same bytes")
+print("timing check PASS: denied, undecided and outside-the-window take the time an allowed empty type (or a missing id) takes, and answer the same bytes")
 PY
 status=$?
 set -e

@@ -65,4 +65,29 @@ import TestSupport
         #expect(try cli.run(["apps", "status", app, "--types", "condition"]).output == "shouldRequest\n")
         #expect(try cli.run(["records", "--as-app", "no-such-app"]).status == 1)
     }
+
+    /// `apps grant --history`: a window ending now; records dated before it are not read.
+    @Test func aGrantWithAHistoryWindowReadsOnlyRecentRecords() throws {
+        let recent = Date().addingTimeInterval(-10 * 86_400).formatted(Date.ISO8601FormatStyle().year().month().day())
+        try dir.write("w.json", """
+            {"resourceType":"Bundle","type":"collection","entry":[
+            {"resource":{"resourceType":"Condition","id":"recent","code":{"text":"Sprain"},"onsetDateTime":"\(recent)"}},
+            {"resource":{"resourceType":"Condition","id":"old","code":{"text":"Measles"},"onsetDateTime":"2000-01-01"}}]}
+            """)
+        #expect(try cli.run(["import", dir.path("w.json"), "--source", "clinic"]).status == 0)
+        let reg = try cli.run(["apps", "register", "--name", "W", "--purpose", "p", "--privacy-url", "https://e.org/p", "--types", "condition", "--json"])
+        let app = try #require(try json(reg)["appId"]?.stringValue)
+        for bad in ["forever", "0d", "30", "101y"] {
+            let r = try cli.run(["apps", "grant", app, "--allow", "condition", "--history", bad])
+            #expect(r.status == 2, "\(bad): \(r.stderr)")
+        }
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])).isEmpty)
+        #expect(try cli.run(["apps", "grant", app, "--allow", "condition", "--history", "30d", "--new-data", "share"]).status == 0)
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])) == ["recent"])
+        let list = try json(try cli.run(["apps", "list", "--json"]))
+        #expect(list.arrayValue?.first?["grants"]?.arrayValue?.first?["history"]?.stringValue == "30d")
+        #expect(try cli.run(["apps", "list"]).output.contains("condition (30d)"))
+        #expect(try cli.run(["apps", "grant", app, "--allow", "condition", "--history", "all", "--new-data", "share"]).status == 0)
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])) == ["old", "recent"])
+    }
 }
