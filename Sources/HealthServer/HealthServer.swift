@@ -137,6 +137,7 @@ public struct HealthServer: Sendable {
 
         let signedIn = router.group().add(middleware: PersonAuthMiddleware(person: person, renderer: renderer))
         PersonRoutes(records: store, consent: consent, access: appAccess, pages: pages).register(on: signedIn)
+        ReviewRoutes(consent: consent, access: appAccess, pages: pages).register(on: signedIn)
         RecordPageRoutes(records: store, pages: pages).register(on: signedIn)
         var importOptions = RecordImporter.Options()
         importOptions.cardVerifier = configuration.cardVerifier
@@ -166,6 +167,7 @@ public struct HealthServer: Sendable {
         var background: [any Service] = [
             WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store),
             HostedLinkSweepService(store: store, interval: configuration.limits.linkSweepInterval, logger: logger),
+            AccessReviewService(consent: consent, access: appAccess, interval: configuration.limits.linkSweepInterval, logger: logger),
         ]
         if let interval = configuration.providerSyncInterval { background.append(ProviderSyncService(scheduler: providerSync, interval: interval)) }
         return Application(

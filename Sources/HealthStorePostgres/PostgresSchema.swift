@@ -338,18 +338,24 @@ enum PostgresSchema {
             );
             CREATE INDEX hosted_link_access_by_link ON hosted_link_access (person_id, handle, id);
             """),
-        // A grant's history window in days, and what a tombstone's record or sample was dated
-        // (as SQLite's v14-history-windows).
+        // A grant's history window in days, what a tombstone's record or sample was dated, and
+        // the person's settings (as SQLite's v14-history-windows).
         Migration(name: "v13-history-windows", sql: """
             ALTER TABLE read_grant ADD COLUMN history_days integer CHECK (history_days BETWEEN 1 AND 36500);
             ALTER TABLE tombstone ADD COLUMN dated double precision;
             ALTER TABLE quantity_sample_tombstone ADD COLUMN dated double precision;
+            CREATE TABLE person_setting (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                name text NOT NULL,
+                value text NOT NULL,
+                PRIMARY KEY (person_id, name)
+            );
             """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "person_setting", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

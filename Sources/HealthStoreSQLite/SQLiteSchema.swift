@@ -409,11 +409,13 @@ enum SQLiteSchema {
             // A grant's history window in days (NULL: all recorded data). Tombstones keep the
             // date of what they replace (a record's clinical or added date, a sample's start),
             // so a deletion outside an app's window is as invisible as the record was; older
-            // tombstones have none and stay hidden from windowed grants.
+            // tombstones have none and stay hidden from windowed grants. The person's settings
+            // (how often apps' access is reviewed) are in the clear: they say nothing of the records.
             try db.execute("""
                 ALTER TABLE read_grant ADD COLUMN history_days INTEGER CHECK (history_days BETWEEN 1 AND 36500);
                 ALTER TABLE tombstone ADD COLUMN dated REAL;
                 ALTER TABLE quantity_sample_tombstone ADD COLUMN dated REAL;
+                CREATE TABLE person_setting (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         })
         return m

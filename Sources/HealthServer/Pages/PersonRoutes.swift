@@ -45,7 +45,7 @@ struct PersonRoutes {
                     id: app.registration.id, name: app.registration.name, purpose: app.registration.purpose,
                     allowed: grants.filter { $0.decision == .allowed }.count, denied: grants.filter { $0.decision == .denied }.count))
             }
-            return pages.page(context, AppsPage(apps: apps))
+            return pages.page(context, AppsPage(apps: apps, reviewDue: try await consent.reviewIsDue()))
         }
         group.get("/apps/{id}") { _, context -> Response in
             guard let id = context.parameters.get("id"), let app = try? await consent.app(id) else { return pages.notFound(context) }
@@ -86,6 +86,7 @@ struct PersonRoutes {
                 groups.append(TimelinePage.Group(title: type.title, type: type.name, total: total, more: total > shown.count, records: shown.map(RecordRow.init)))
             }
         }
-        return pages.page(context, TimelinePage(title: chosen?.title ?? "Health records", groups: groups, filtered: chosen != nil))
+        let reviewDue = chosen == nil ? try await consent.reviewIsDue() : false
+        return pages.page(context, TimelinePage(title: chosen?.title ?? "Health records", groups: groups, filtered: chosen != nil, reviewDue: reviewDue))
     }
 }

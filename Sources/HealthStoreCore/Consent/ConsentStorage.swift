@@ -47,4 +47,14 @@ public protocol ConsentStorage: Sendable {
     func saveCardShare(_ share: CardShare) async throws
     /// Removes and returns a share by its token digest: a token works once.
     func takeCardShare(tokenDigest: Data) async throws -> CardShare?
+
+    /// The oldest of the apps' latest allowed-grant decisions (when the access review that is
+    /// most overdue was last confirmed); `nil` when no app may read anything.
+    func oldestConfirmation() async throws -> Date?
+
+    /// One of the person's settings by name (``AccessReviewSettings`` keeps its own);
+    /// `nil` when it was never set.
+    func setting(_ name: String) async throws -> String?
+    /// Stores a setting, or with `nil` removes it.
+    func saveSetting(_ name: String, value: String?) async throws
 }

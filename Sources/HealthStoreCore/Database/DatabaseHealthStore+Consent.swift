@@ -239,6 +239,33 @@ extension DatabaseHealthStore {
         return secret
     }
 
+    public func oldestConfirmation() async throws -> Date? {
+        var q = sql("SELECT MIN(c) FROM (SELECT MAX(decided_date) AS c FROM read_grant WHERE ")
+        q += q.scope() + " AND decision = 'allowed' GROUP BY app_id) confirmed"
+        let final = q
+        return try await read { session in try await session.row(final)?.optionalDouble(0).map(Date.init(timeIntervalSince1970:)) }
+    }
+
+    public func setting(_ name: String) async throws -> String? {
+        var q = sql("SELECT value FROM person_setting WHERE ")
+        q += q.scope() + " AND name = " + q.bind(name)
+        let final = q
+        return try await read { session in try await session.row(final)?.string(0) }
+    }
+
+    public func saveSetting(_ name: String, value: String?) async throws {
+        try await write { w in
+            var q = w.sql()
+            if let value {
+                q += "INSERT INTO person_setting (" + q.personColumn + "name, value) VALUES (" + q.personValue + q.bind(name) + ", " + q.bind(value)
+                q += ") ON CONFLICT (" + q.personColumn + "name) DO UPDATE SET value = EXCLUDED.value"
+            } else {
+                q += "DELETE FROM person_setting WHERE " + q.scope() + " AND name = " + q.bind(name)
+            }
+            try await w.session.run(q)
+        }
+    }
+
     public func saveCardShare(_ share: CardShare) async throws {
         var q = sql("INSERT INTO card_share (")
         q += q.personColumn + "token_digest, app_id, created_date, cards) VALUES (" + q.personValue + q.bind(share.tokenDigest) + ", "

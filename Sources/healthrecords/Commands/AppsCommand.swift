@@ -10,7 +10,7 @@ struct AppsCommand: AsyncParsableCommand {
         abstract: "Apps that read your records: register them, grant or deny types, approve new data, revoke.",
         subcommands: [
             AppsRegisterCommand.self, AppsGrantCommand.self, AppsApproveCommand.self, AppsStatusCommand.self, AppsRevokeCommand.self,
-            AppsListCommand.self,
+            AppsListCommand.self, AppsReviewCommand.self,
         ])
 }
 

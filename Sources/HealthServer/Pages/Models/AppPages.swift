@@ -16,10 +16,13 @@ struct AppsPage: PageContent {
     let title = "Apps"
     let apps: [App]
     let empty: Bool
+    /// Whether an app's access review is due.
+    let reviewDue: Bool
 
-    init(apps: [App]) {
+    init(apps: [App], reviewDue: Bool) {
         self.apps = apps
         empty = apps.isEmpty
+        self.reviewDue = reviewDue
     }
 }
 
@@ -39,12 +42,15 @@ struct AppPage: PageContent {
         let allowed: Bool
         let newData: String
         let date: String
+        /// How far back it may read: "all recorded data", "the past 30 days"…
+        let history: String
 
         init(_ g: ReadGrant) {
             title = TypeDescriptions.title(g.type)
             allowed = g.decision == .allowed
             newData = g.newData == .share ? "shared automatically" : "asks first"
             date = PageDates.short(g.decidedDate)
+            history = g.history.phrase
         }
     }
 

@@ -46,12 +46,15 @@ struct TimelinePage: PageContent {
     let groups: [Group]
     let empty: Bool
     let filtered: Bool
+    /// Whether an app's access review is due.
+    let reviewDue: Bool
 
-    init(title: String, groups: [Group], filtered: Bool) {
+    init(title: String, groups: [Group], filtered: Bool, reviewDue: Bool = false) {
         self.title = title
         self.groups = groups
         self.empty = groups.isEmpty
         self.filtered = filtered
+        self.reviewDue = reviewDue
     }
 }
 
