@@ -350,6 +350,7 @@ enum PostgresSchema {
                 value text NOT NULL,
                 PRIMARY KEY (person_id, name)
             );
+            CREATE INDEX resource_by_category_window ON resource (person_id, category, COALESCE(clinical_date, added_date));
             """),
     ]
 
