@@ -90,4 +90,27 @@ import TestSupport
         #expect(try cli.run(["apps", "grant", app, "--allow", "condition", "--history", "all", "--new-data", "share"]).status == 0)
         #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])) == ["old", "recent"])
     }
+
+    /// `apps review`: the apps that can read, keep and narrow, the settings.
+    @Test func appsReviewListsKeepsAndNarrows() throws {
+        try dir.write("r.json", #"{"resourceType":"Condition","id":"c1","code":{"text":"Asthma"},"onsetDateTime":"2001-01-01"}"#)
+        #expect(try cli.run(["import", dir.path("r.json"), "--source", "clinic"]).status == 0)
+        let reg = try cli.run(["apps", "register", "--name", "R", "--purpose", "p", "--privacy-url", "https://e.org/p", "--types", "condition", "--json"])
+        let app = try #require(try json(reg)["appId"]?.stringValue)
+        #expect(try cli.run(["apps", "grant", app, "--allow", "condition", "--new-data", "share"]).status == 0)
+        _ = try cli.run(["records", "--as-app", app, "--json"])
+        let review = try json(try cli.run(["apps", "review", "--json"]))
+        #expect(review["intervalDays"]?.numberValue?.intValue == 90 && review["expireUnconfirmed"]?.boolValue == false)
+        let first = try #require(review["apps"]?.arrayValue?.first)
+        #expect(first["appId"]?.stringValue == app && first["isDue"]?.boolValue == false)
+        #expect(first["lastRead"]?["operation"]?.stringValue == "records")
+        #expect(first["reads"]?.arrayValue?.first?["history"]?.stringValue == "all")
+        #expect(try cli.run(["apps", "review", "--narrow", app]).status == 2)
+        #expect(try cli.run(["apps", "review", "--every", "3"]).status == 2)
+        let narrowed = try cli.run(["apps", "review", "--narrow", app, "--history", "1y", "--every", "30", "--expire-unconfirmed", "on"])
+        #expect(narrowed.status == 0, "\(narrowed.stderr)")
+        #expect(narrowed.output.contains("condition (1y)") && narrowed.output.contains("review every 30 days"))
+        #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])).isEmpty, "the 2001 condition is outside a year")
+        #expect(try cli.run(["apps", "review", "--keep", "no-such-app"]).status == 1)
+    }
 }
