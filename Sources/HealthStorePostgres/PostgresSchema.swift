@@ -351,12 +351,19 @@ enum PostgresSchema {
                 PRIMARY KEY (person_id, name)
             );
             CREATE INDEX resource_by_category_window ON resource (person_id, category, COALESCE(clinical_date, added_date));
+            CREATE TABLE medication_choice (
+                person_id text NOT NULL,
+                app_id text NOT NULL,
+                entries bytea NOT NULL,
+                PRIMARY KEY (person_id, app_id),
+                FOREIGN KEY (person_id, app_id) REFERENCES app (person_id, id) ON DELETE CASCADE
+            );
             """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "person_setting", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "person_setting", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

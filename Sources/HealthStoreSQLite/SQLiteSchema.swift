@@ -413,13 +413,18 @@ enum SQLiteSchema {
             // (how often apps' access is reviewed) are in the clear: they say nothing of the records.
             // The index makes a windowed read seek to the window's start: without it, a list
             // outside the window would scan the records before it, and its time would tell how
-            // many there are.
+            // many there are. Which medications the person picked for an app is sealed: an
+            // entry's id is a hash of its RxNorm code, easily reversed.
             try db.execute("""
                 ALTER TABLE read_grant ADD COLUMN history_days INTEGER CHECK (history_days BETWEEN 1 AND 36500);
                 ALTER TABLE tombstone ADD COLUMN dated REAL;
                 ALTER TABLE quantity_sample_tombstone ADD COLUMN dated REAL;
                 CREATE TABLE person_setting (name TEXT PRIMARY KEY, value TEXT NOT NULL);
                 CREATE INDEX resource_by_category_window ON resource(category, COALESCE(clinical_date, added_date));
+                CREATE TABLE medication_choice (
+                    app_id TEXT PRIMARY KEY REFERENCES app(id) ON DELETE CASCADE,
+                    entries BLOB NOT NULL
+                );
                 """)
         })
         return m

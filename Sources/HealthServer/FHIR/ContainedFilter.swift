@@ -20,14 +20,16 @@ struct ContainedFilter: Sendable, Hashable {
     /// A window that ends before the container's latest change hides it: the container's first
     /// addition is not known here, and the latest change is never earlier, so this errs on the
     /// side of showing less. A contained resource has no date of its own in the store: it
-    /// takes its container's, against its own category's history window.
+    /// takes its container's, against its own category's history window. A category limited to
+    /// some records (the medications picked for the app) shows none contained: they are not
+    /// among the records picked.
     func keeps(_ contained: JSONObject, containerAnchor anchor: QueryAnchor, containerDate date: Date) -> Bool {
         guard let type = contained.string("resourceType") else { return false }
         if let reach, !reach.admits(contained) { return false }
         guard let windows else { return true }
         let category = ClinicalClassifier().category(ofType: type, json: contained)
         return windows.contains { w in
-            w.type == category && (w.addedThrough.map { anchor <= $0 } ?? true) && (w.since.map { date >= $0 } ?? true)
+            w.type == category && (w.addedThrough.map { anchor <= $0 } ?? true) && (w.since.map { date >= $0 } ?? true) && w.only == nil
         }
     }
 }

@@ -199,11 +199,17 @@ public struct AppView: Sendable {
     struct Visibility: Sendable {
         var grants: [HealthDataType: ReadGrant]
         var now: Date
+        /// The identity keys of the records behind the medications picked for the app; `nil`
+        /// when it has no pick (its medication grant then reads every medication record).
+        var medications: [Data]? = nil
 
         /// Windows of every granted consent category: clinical types and context categories.
         var recordWindows: [TypeWindow<ConsentCategory>] {
             grants.values.filter { $0.decision == .allowed }.compactMap { g in
-                g.type.consentCategory.map { TypeWindow($0, addedThrough: g.addedThrough, since: g.history.earliestDate(at: now)) }
+                g.type.consentCategory.map {
+                    TypeWindow(
+                        $0, addedThrough: g.addedThrough, since: g.history.earliestDate(at: now), only: g.type == .clinical(.medication) ? medications : nil)
+                }
             }
                 .sorted { $0.type < $1.type }
         }
@@ -228,7 +234,23 @@ public struct AppView: Sendable {
         Dictionary(try await store.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    func visibility() async throws -> Visibility { Visibility(grants: try await grantsByType(), now: store.clock.now) }
+    func visibility() async throws -> Visibility {
+        let grants = try await grantsByType()
+        var v = Visibility(grants: grants, now: store.clock.now)
+        if grants[.clinical(.medication)]?.decision == .allowed { v.medications = try await pickedMedicationRecords() }
+        return v
+    }
+
+    /// The identity keys of the records behind the medications the person picked for the app
+    /// (read from the whole list, the person's view: which records make a medication does not
+    /// depend on the app); `nil` when no pick was made.
+    func pickedMedicationRecords() async throws -> [Data]? {
+        guard let picked = try await store.medicationChoice(appID: app.id) else { return nil }
+        guard !picked.isEmpty else { return [] }
+        return try await store.medicationList().entries.filter { picked.contains($0.id) }.flatMap(\.records).map {
+            store.resourceKey(source: $0.source, resourceType: $0.resourceType, identifier: $0.identifier).bytes
+        }
+    }
 
     /// The latest change the app may see, counting a grant change as a change of the types
     /// that have visible data.

@@ -22,6 +22,8 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
     case cardNotOffered(String)
     /// An anchor token is malformed, altered, or was made for another app.
     case invalidAnchor
+    /// The person picked a medication that is not on their list (now).
+    case medicationNotOffered(String)
 
     public var description: String {
         switch self {
@@ -34,6 +36,7 @@ public enum ConsentError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidShareToken: return "the share token is unknown or was used already"
         case .cardNotOffered(let id): return "card \(id) was not offered by the request"
         case .invalidAnchor: return "the anchor is not one this server gave the app"
+        case .medicationNotOffered(let id): return "medication \(id) is not on the medication list"
         }
     }
 }

@@ -15,8 +15,8 @@ public protocol ConsentStorage: Sendable {
     func saveGrants(_ grants: [ReadGrant]) async throws
     /// An app's grants, in no promised order (``ConsentManager/grants(appID:)`` sorts them).
     func grants(appID: String) async throws -> [ReadGrant]
-    /// Ends an app's access in one transaction: removes its grants and its uncollected card
-    /// shares, and bumps its ``StoredApp/accessRevision``. Returns how many grants there were.
+    /// Ends an app's access in one transaction: removes its grants, its medication pick and its
+    /// uncollected card shares, and bumps its ``StoredApp/accessRevision``. Returns how many grants there were.
     func removeAccess(appID: String) async throws -> Int
 
     /// Takes the next anchor without recording a change (grants are dated with it).
@@ -47,6 +47,13 @@ public protocol ConsentStorage: Sendable {
     func saveCardShare(_ share: CardShare) async throws
     /// Removes and returns a share by its token digest: a token works once.
     func takeCardShare(tokenDigest: Data) async throws -> CardShare?
+
+    /// The medications (``MedicationEntry/id``s) the person picked for an app to read; `nil`
+    /// when no pick was ever made (the medication grant then reads every medication record).
+    func medicationChoice(appID: String) async throws -> Set<String>?
+    /// Stores the medications picked for an app (sealed), replacing any earlier pick; `nil`
+    /// removes the pick.
+    func saveMedicationChoice(appID: String, entries: Set<String>?) async throws
 
     /// The oldest of the apps' latest allowed-grant decisions (when the access review that is
     /// most overdue was last confirmed); `nil` when no app may read anything.

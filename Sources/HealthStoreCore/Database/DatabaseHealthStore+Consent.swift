@@ -91,6 +91,9 @@ extension DatabaseHealthStore {
             var shares = w.sql("DELETE FROM card_share WHERE ")
             shares += shares.scope() + " AND app_id = " + shares.bind(appID)
             try await w.session.run(shares)
+            var medications = w.sql("DELETE FROM medication_choice WHERE ")
+            medications += medications.scope() + " AND app_id = " + medications.bind(appID)
+            try await w.session.run(medications)
             var credentials = w.sql("DELETE FROM oauth_credential WHERE ")
             credentials += credentials.scope() + " AND app_id = " + credentials.bind(appID)
             try await w.session.run(credentials)
@@ -110,21 +113,21 @@ extension DatabaseHealthStore {
         var q = sql("SELECT \(dialect.greatest)(")
         var parts = 0
         func add(
-            _ table: String, _ alias: String, _ typeColumn: String, _ addedColumn: String, _ dated: String,
+            _ table: String, _ alias: String, _ typeColumn: String, _ addedColumn: String, _ dated: String, _ identity: String?,
             _ windows: [TypeWindow<some RawRepresentable<String> & Hashable & Sendable>]) {
             if parts > 0 { q += ", " }
             parts += 1
             q += "COALESCE((SELECT MAX(\(alias).anchor) FROM \(table) \(alias) WHERE \(q.scope(alias))"
-            RecordSQL.visibility(windows, type: "\(alias).\(typeColumn)", added: "\(alias).\(addedColumn)", dated: dated, into: &q)
+            RecordSQL.visibility(windows, type: "\(alias).\(typeColumn)", added: "\(alias).\(addedColumn)", dated: dated, identity: identity, into: &q)
             q += "), 0)"
         }
         if !records.isEmpty {
-            add("resource", "r", "category", dialect.resourceAddedColumn, RecordSQL.resourceDate("r"), records)
-            add("tombstone", "t", "clinical_type", "added_anchor", "t.dated", records)
+            add("resource", "r", "category", dialect.resourceAddedColumn, RecordSQL.resourceDate("r"), "r.identity", records)
+            add("tombstone", "t", "clinical_type", "added_anchor", "t.dated", "t.identity", records)
         }
         if !samples.isEmpty {
-            add("quantity_sample", "q", "quantity_type", "anchor", "q.start_date", samples)
-            add("quantity_sample_tombstone", "t", "quantity_type", "added_anchor", "t.dated", samples)
+            add("quantity_sample", "q", "quantity_type", "anchor", "q.start_date", nil, samples)
+            add("quantity_sample_tombstone", "t", "quantity_type", "added_anchor", "t.dated", nil, samples)
         }
         q += ")"
         let final = q
@@ -239,6 +242,29 @@ extension DatabaseHealthStore {
         return secret
     }
 
+    public func medicationChoice(appID: String) async throws -> Set<String>? {
+        var q = sql("SELECT entries FROM medication_choice WHERE ")
+        q += q.scope() + " AND app_id = " + q.bind(appID)
+        let final = q
+        let sealer = self.sealer
+        return try await read { session in
+            guard let row = try await session.row(final) else { return nil }
+            return Set(ConsentCoding.identifiers(try sealer.open(try row.data(0))))
+        }
+    }
+
+    public func saveMedicationChoice(appID: String, entries: Set<String>?) async throws {
+        var q = sql()
+        if let entries {
+            q += "INSERT INTO medication_choice (" + q.personColumn + "app_id, entries) VALUES (" + q.personValue + q.bind(appID) + ", "
+            q += q.bind(try sealer.seal(ConsentCoding.identifierList(entries.sorted()))) + ") ON CONFLICT (" + q.personColumn + "app_id) DO UPDATE SET entries = EXCLUDED.entries"
+        } else {
+            q += "DELETE FROM medication_choice WHERE " + q.scope() + " AND app_id = " + q.bind(appID)
+        }
+        let final = q
+        try await write { w in try await w.session.run(final) }
+    }
+
     public func oldestConfirmation() async throws -> Date? {
         var q = sql("SELECT MIN(c) FROM (SELECT MAX(decided_date) AS c FROM read_grant WHERE ")
         q += q.scope() + " AND decision = 'allowed' GROUP BY app_id) confirmed"
@@ -270,7 +296,7 @@ extension DatabaseHealthStore {
         var q = sql("INSERT INTO card_share (")
         q += q.personColumn + "token_digest, app_id, created_date, cards) VALUES (" + q.personValue + q.bind(share.tokenDigest) + ", "
         q += q.bind(share.appID) + ", " + q.bind(share.createdDate.timeIntervalSince1970) + ", "
-        q += q.bind(try sealer.seal(ConsentCoding.cards(share.cardIdentifiers))) + ")"
+        q += q.bind(try sealer.seal(ConsentCoding.identifierList(share.cardIdentifiers))) + ")"
         let final = q
         try await write { w in try await w.session.run(final) }
     }
@@ -283,7 +309,7 @@ extension DatabaseHealthStore {
         return try await write { w in
             guard let row = try await w.session.row(final) else { return nil }
             return CardShare(
-                tokenDigest: tokenDigest, appID: try row.string(0), cardIdentifiers: ConsentCoding.cardIdentifiers((try? sealer.open(try row.data(2))) ?? Data()),
+                tokenDigest: tokenDigest, appID: try row.string(0), cardIdentifiers: ConsentCoding.identifiers((try? sealer.open(try row.data(2))) ?? Data()),
                 createdDate: Date(timeIntervalSince1970: try row.double(1)))
         }
     }

@@ -55,7 +55,7 @@ extension DatabaseHealthStore {
         var q = sql()
         RecordSQL.selectResources(into: &q)
         q += " WHERE " + q.scope("r") + " AND r.identity = " + q.bind(sealer.identityKey([identity.source, identity.resourceType.rawValue, identity.identifier]))
-        if let windows { RecordSQL.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: RecordSQL.resourceDate("r"), into: &q) }
+        if let windows { RecordSQL.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: RecordSQL.resourceDate("r"), identity: "r.identity", into: &q) }
         let sealer = self.sealer
         let final = q
         return try await read { session in try await session.row(final).map { try RowCoding.stored($0, sealer) } }
@@ -68,7 +68,7 @@ extension DatabaseHealthStore {
         RecordSQL.selectResources(into: &q)
         q += " WHERE " + q.scope("r") + " AND r.clinical_type IS NULL AND r.resource_type = " + q.bind(type.rawValue)
         if let source { q += " AND s.identity = " + q.bind(ConsentCoding.sourceIdentity(source, sealer)) }
-        if let windows { RecordSQL.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: RecordSQL.resourceDate("r"), into: &q) }
+        if let windows { RecordSQL.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: RecordSQL.resourceDate("r"), identity: "r.identity", into: &q) }
         q += " ORDER BY r.id"
         let sealer = self.sealer
         let final = q

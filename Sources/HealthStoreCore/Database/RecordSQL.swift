@@ -89,7 +89,7 @@ struct RecordSQL {
             case .source(let s):
                 q += " AND s.identity = " + q.bind(ConsentCoding.sourceIdentity(s, sealer))
             case .visible(let windows):
-                Self.visibility(windows, type: "t.clinical_type", added: "t.added_anchor", dated: "t.dated", into: &q)
+                Self.visibility(windows, type: "t.clinical_type", added: "t.added_anchor", dated: "t.dated", identity: "t.identity", into: &q)
             case .addedDate, .clinicalDate, .and:
                 // Deletions have no clinical or added date to filter on.
                 break
@@ -116,7 +116,7 @@ struct RecordSQL {
             case .clinicalDate(let from, let to):
                 Self.range("r.clinical_date", from: from?.timeIntervalSince1970, to: to?.timeIntervalSince1970, into: &q)
             case .visible(let windows):
-                Self.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: Self.resourceDate("r"), into: &q)
+                Self.visibility(windows, type: "r.category", added: "r.\(dialect.resourceAddedColumn)", dated: Self.resourceDate("r"), identity: "r.identity", into: &q)
             case .and:
                 break  // flattened by conjuncts
             }
@@ -147,8 +147,10 @@ struct RecordSQL {
     /// for none. This is the whole of consent in SQL: a row outside every window is never read.
     /// `dated` is the row's date for history windows: a NULL there (a tombstone older than
     /// them) is outside every window that has a start.
+    /// `identity` is the row's identity key column, for windows limited to some records (none
+    /// for samples: a window limited that way then shows nothing).
     static func visibility<T: RawRepresentable<String>>(
-        _ windows: [TypeWindow<T>], type: String, added: String, dated: String, into q: inout SQLStatement
+        _ windows: [TypeWindow<T>], type: String, added: String, dated: String, identity: String? = nil, into q: inout SQLStatement
     ) {
         guard !windows.isEmpty else {
             q += " AND FALSE"
@@ -159,7 +161,10 @@ struct RecordSQL {
             var term = "\(type) = " + q.bind(w.type.rawValue)
             if let through = w.addedThrough { term += " AND \(added) <= " + q.bind(through.rawValue) }
             if let since = w.since { term += " AND \(dated) >= " + q.bind(since.timeIntervalSince1970) }
-            terms.append(w.addedThrough == nil && w.since == nil ? term : "(" + term + ")")
+            if let only = w.only {
+                if let identity, !only.isEmpty { term += " AND \(identity) IN (" + q.list(only) + ")" } else { term += " AND FALSE" }
+            }
+            terms.append(w.addedThrough == nil && w.since == nil && w.only == nil ? term : "(" + term + ")")
         }
         q += " AND (" + terms.joined(separator: " OR ") + ")"
     }

@@ -58,6 +58,11 @@ struct Resealer {
             q += ", details = " + q.bind(try reseal(try row.data(2))) + ", jws = " + q.bind(try reseal(jws))
             try await update(w, q, key: "id", .int(try row.int(0)))
         }
+        for row in try await rows(w, "SELECT app_id, entries FROM medication_choice") {
+            var q = w.sql("UPDATE medication_choice SET entries = ")
+            q += q.bind(try reseal(try row.data(1)))
+            try await update(w, q, key: "app_id", .text(try row.string(0)))
+        }
         for row in try await rows(w, "SELECT id, details FROM app") {
             var q = w.sql("UPDATE app SET details = ")
             q += q.bind(try reseal(try row.data(1)))

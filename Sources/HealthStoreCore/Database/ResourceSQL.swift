@@ -60,7 +60,7 @@ struct ResourceSQL {
         for condition in query.clinicalDate { Self.clinical(condition, into: &q) }
         for condition in query.addedDate { Self.instant(condition, column: "r.added_date", into: &q) }
         if let windows = Self.windows(query, windows) {
-            RecordSQL.visibility(windows, type: "r.category", added: added, dated: RecordSQL.resourceDate("r"), into: &q)
+            RecordSQL.visibility(windows, type: "r.category", added: added, dated: RecordSQL.resourceDate("r"), identity: "r.identity", into: &q)
         }
     }
 

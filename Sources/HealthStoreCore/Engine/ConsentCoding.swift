@@ -57,11 +57,11 @@ package enum ConsentCoding {
     /// Reads ``typeList(_:)`` back.
     package static func types(_ list: String) -> [HealthDataType] { list.split(separator: " ").compactMap { HealthDataType(name: String($0)) } }
 
-    /// The card identifiers of a share as JSON bytes, before sealing.
-    package static func cards(_ identifiers: [String]) -> Data { Data(JSONWriter.minified(.array(identifiers.map(JSONValue.string)))) }
+    /// A list of identifiers (a share's cards, an app's medications) as JSON bytes, before sealing.
+    package static func identifierList(_ identifiers: [String]) -> Data { Data(JSONWriter.minified(.array(identifiers.map(JSONValue.string)))) }
 
-    /// Reads ``cards(_:)`` back (opened).
-    package static func cardIdentifiers(_ data: Data) -> [String] { (try? JSONReader().read(data))?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    /// Reads ``identifierList(_:)`` back (opened).
+    package static func identifiers(_ data: Data) -> [String] { (try? JSONReader().read(data))?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
     /// The identity key of a source identifier.
     package static func sourceIdentity(_ identifier: String, _ sealer: any RecordSealer) -> Data { sealer.identityKey(["source", identifier]) }

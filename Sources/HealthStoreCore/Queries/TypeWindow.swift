@@ -16,12 +16,16 @@ public struct TypeWindow<Kind: Hashable & Sendable & RawRepresentable<String>>: 
     /// The earliest date visible (a grant's ``HistoryWindow``, fixed at the time of the query);
     /// `nil` for all of history.
     public let since: Date?
+    /// The identity keys of the only records of the type visible (the records behind the
+    /// medications the person picked for an app); `nil` for no such limit.
+    public let only: [Data]?
 
     /// Makes a window; a `nil` `addedThrough` opens every record or sample of the type, a `nil`
-    /// `since` every date.
-    public init(_ type: Kind, addedThrough: QueryAnchor?, since: Date? = nil) {
+    /// `since` every date, a `nil` `only` every record.
+    public init(_ type: Kind, addedThrough: QueryAnchor?, since: Date? = nil, only: [Data]? = nil) {
         self.type = type
         self.addedThrough = addedThrough
         self.since = since
+        self.only = only
     }
 }

@@ -23,20 +23,7 @@ struct MedicationsCommand: AsyncParsableCommand {
         let store = try await storeOptions.open()
         let list = try await store.medicationList()
         if json {
-            JSONOutput.print(.array(list.entries.map { e in
-                .object(JSONObject([
-                    JSONMember("id", .string(e.id)), JSONMember("name", .string(e.name)), JSONMember("status", .string(e.status.rawValue)),
-                    JSONMember("rxNorm", .array(e.rxNormCodes.map(JSONValue.string))), JSONMember("form", JSONOutput.string(e.form)),
-                    JSONMember("sources", .array(e.sources.map { .string($0.name) })), JSONMember("firstDate", JSONOutput.string(e.firstDate?.text)),
-                    JSONMember("latestDate", JSONOutput.string(e.latestDate?.text)),
-                    JSONMember("records", .array(e.records.map { r in
-                        .object(JSONObject([
-                            JSONMember("source", .string(r.source)), JSONMember("resourceType", .string(r.resourceType.rawValue)),
-                            JSONMember("id", .string(r.identifier)),
-                        ]))
-                    })),
-                ]))
-            }))
+            JSONOutput.print(.array(list.entries.map(\.json)))
             return
         }
         var table = TextTable("medication", "status", "RxNorm", "sources", "first", "latest", "records")
