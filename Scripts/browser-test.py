@@ -12,8 +12,10 @@ person and an app would see:
 3. A second app asks for lab results; the person picks "the past 30 days" and "share new records";
    the app then reads nothing older (every lab of the store is), a lab dated today once it is
    imported, and its earliest date is 30 days back.
-4. Every page fits a 390 px wide screen without sideways scrolling.
-5. What the person sees: search finds a lab result by its LOINC code; its page shows the value,
+4. A third app asks for medications; the person turns them on and ticks two of their medications;
+   the app reads exactly those two (its medication list, and the records behind them).
+5. Every page fits a 390 px wide screen without sideways scrolling.
+6. What the person sees: search finds a lab result by its LOINC code; its page shows the value,
    unit, reference range and flag; its trend is an SVG with one point per result and a table;
    the summary; each page at phone and desktop widths.
 
@@ -111,6 +113,14 @@ def main():
         check(len(cards) == 2, f"two immunization cards stored ({len(cards)} found)")
         # A lab result with a reference range and an interpretation, from another provider.
         run(a.cli, "import", os.path.join(SHARED, "data", "fhir", "r4-examples", "observation-example-f001-glucose.json"), "--source-name", "Acme Laboratory", env=env)
+        # Medications from a pharmacy besides the patient's own, so there are several to pick from.
+        pharmacy = os.path.join(work, "pharmacy.json")
+        with open(pharmacy, "w") as f:
+            json.dump({"resourceType": "Bundle", "type": "collection", "entry": [{"resource": {
+                "resourceType": "MedicationStatement", "id": f"pharmacy-{code}", "status": "active", "effectiveDateTime": "2024-02-01",
+                "medicationCodeableConcept": {"coding": [{"system": "http://www.nlm.nih.gov/research/umls/rxnorm", "code": code, "display": name}]}}}
+                for code, name in (("314076", "Lisinopril 10 MG Oral Tablet"), ("617312", "Atorvastatin 10 MG Oral Tablet"), ("312938", "Sertraline 50 MG Oral Tablet"))]}, f)
+        run(a.cli, "import", pharmacy, "--source-name", "Acme Pharmacy", env=env)
         labs = json.loads(run(a.cli, "records", "--type", "lab-result", "--json", env=env))
         trend_code, trend_units = "2339-0", set()
         trend_count = 0
@@ -234,6 +244,33 @@ def main():
               f"the app's earliest date is 30 days back ({earliest})")
         status, everything = http("GET", base + "/records?type=lab-result&limit=1000", token)
         check(len(everything["records"]) == len(labs), "the first app (all of history, new records under ask) still reads every older lab result")
+
+        # Per-medication authorization (issue 33): two medications ticked, exactly two read.
+        meds = json.loads(run(a.cli, "medications", "--json", env=env))
+        check(len(meds) >= 3, f"the person has {len(meds)} medications to pick from")
+        pills = json.loads(run(a.cli, "apps", "register", "--name", "Pill Reminder", "--purpose", "Reminds you to take your medications.",
+                               "--privacy-url", "https://pill-reminder.example/privacy", "--types", "medication", "--json", env=env))
+        status, ptok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": pills["appId"], "client_secret": pills["secret"]})
+        ptoken = ptok["access_token"]
+        status, preq = http("POST", base + "/authorization-requests", ptoken, {"types": ["medication"]})
+        driver.get(preq["url"])
+        boxes = driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=medication]")
+        check(len(boxes) == len(meds) and not any(b.is_selected() for b in boxes), f"the sheet lists the {len(meds)} medications, none ticked")
+        driver.find_element(By.ID, "type-medication").click()
+        ticked = [boxes[0].get_attribute("value"), boxes[1].get_attribute("value")]
+        boxes[0].click()
+        boxes[1].click()
+        check(fits(driver), "the consent page with the medication list fits a 390 px screen")
+        screenshot(driver, os.path.join(a.out, "consent-medications.png"))
+        title = submitted(driver, "submit")
+        check(title.startswith("Done"), f"the pick is saved (page: {title!r})")
+        status, read = http("GET", base + "/medications", ptoken)
+        check(status == 200 and sorted(m["id"] for m in read["medications"]) == sorted(ticked),
+              f"the app's medication list holds exactly the two ticked ({[m['name'] for m in read['medications']]})")
+        behind = {(r["source"], r["resourceType"], r["id"]) for m in meds if m["id"] in ticked for r in m["records"]}
+        status, precs = http("GET", base + "/records?type=medication&limit=1000", ptoken)
+        got = {(r["source"], r["resourceType"], r["id"]) for r in precs["records"]}
+        check(got == behind, f"the app reads the {len(behind)} records behind them and no other medication record ({len(got)} read)")
 
         status, creq = http("POST", base + "/verifiable-record-requests", token, {"recordTypes": [IMMUNIZATION]})
         check(status == 201, "the app asks for verifiable immunization records")

@@ -83,7 +83,7 @@ struct FHIRAnswer {
 
     /// A resource's name.
     static func name(_ r: [String: Any]) -> String {
-        for key in ["code", "vaccineCode"] { if let t = (r[key] as? [String: Any])?["text"] as? String { return t } }
+        for key in ["code", "vaccineCode", "medicationCodeableConcept"] { if let t = (r[key] as? [String: Any])?["text"] as? String { return t } }
         if let t = (r["type"] as? [[String: Any]])?.first?["text"] as? String { return t }
         return r["resourceType"] as? String ?? "?"
     }

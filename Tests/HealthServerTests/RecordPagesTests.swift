@@ -109,7 +109,7 @@ import Testing
         ], source: "pharmacy")
         try await w.test { client in
             let cookie = try await client.signIn()
-            let html = try await client.page("/medications", cookie: cookie).html
+            let html = try await client.page("/medication-list", cookie: cookie).html
             #expect(html.components(separatedBy: "amlodipine 5 MG Oral Tablet").count == 2, "\(html)")
             #expect(html.contains("clinic, pharmacy") && html.contains("2020-01-01 – 2021-03-04") && html.contains("RxNorm 197361"))
             #expect(html.contains("id=\"other-medications\"") && html.contains("Ibuprofen"))

@@ -15,6 +15,8 @@ import Hummingbird
 /// - `GET /records/{source}/{resourceType}/{id}` → the record or context resource, or 404.
 /// - `GET /changes?type=&anchor=&limit=` → `{"added", "deleted", "anchor"}` (HealthKit's
 ///   anchored object query; anchors are the app's own tokens).
+/// - `GET /medications` → `{"medications": [...]}`: the medication list as the app may read it
+///   (only the medications the person picked for it, once picked; ``AppView/medications()``).
 struct RecordRoutes {
     /// The most records one query returns.
     let limitCap: Int
@@ -24,6 +26,10 @@ struct RecordRoutes {
             let query = try RecordQuery(parameters: RequestParsing.parameters(request), limitCap: limitCap)
             let records = try await context.app().records(query)
             return JSONResponse.make(.object([("records", RecordJSON.list(records))]))
+        }
+        group.get("/medications") { _, context -> Response in
+            let entries = try await context.app().medications()
+            return JSONResponse.make(.object([("medications", .array(entries.map { .value($0.json) }))]))
         }
         group.get("/records/{source}/{resourceType}/{id}") { _, context -> Response in
             let source = try RequestParsing.pathParameter("source", in: context)

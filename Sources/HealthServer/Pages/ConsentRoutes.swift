@@ -30,7 +30,8 @@ struct ConsentRoutes {
                 types: r.types.map {
                     ConsentPage.TypeChoice($0, required: app.requiredTypes.contains($0), on: grants[$0]?.decision == .allowed, window: shown.own[$0])
                 },
-                hasRequired: !app.requiredTypes.isDisjoint(with: r.types), share: share, history: shown.sheet))
+                hasRequired: !app.requiredTypes.isDisjoint(with: r.types), share: share, history: shown.sheet,
+                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: r.types)))
         }
         pages.post(group, "/consent/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
@@ -45,6 +46,8 @@ struct ConsentRoutes {
                 return pages.message(context, "Not saved", "How far back the app may read was not one of the choices offered. Nothing was changed.")
             }
             var outcome = AuthorizationRequest.State.completed
+            // The pick first: medications allowed are never readable beyond what was ticked.
+            try await MedicationPick(consent: consent).answer(form, appID: app.id, allowed: allow)
             do {
                 try await consent.decide(
                     appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData, history: history.history, historyByType: history.byType))

@@ -27,7 +27,8 @@ struct PersonRoutes {
             guard let card = try await records.verifiableRecord(identifier: context.parameters.get("id") ?? "") else { return pages.notFound(context) }
             return pages.page(context, CardPage(card: CardSummary(card)))
         }
-        group.get("/medications") { _, context -> Response in
+        // The app API has `/medications`; the person's page is the list's own name.
+        group.get("/medication-list") { _, context -> Response in
             pages.page(context, MedicationsPage(try await records.medicationList()))
         }
         group.get("/immunizations") { _, context -> Response in

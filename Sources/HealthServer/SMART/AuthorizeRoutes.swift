@@ -91,7 +91,8 @@ struct AuthorizeRoutes {
                 title: "\(app.name) would like to access your health records", id: "", action: "/authorize/consent/\(id)", app: app.name,
                 purpose: app.purpose, privacy: app.privacyPolicyURL.absoluteString,
                 types: categories.map { ConsentPage.TypeChoice($0, required: false, on: grants[$0]?.decision == .allowed, window: shown.own[$0]) },
-                hasRequired: false, share: share, history: shown.sheet),
+                hasRequired: false, share: share, history: shown.sheet,
+                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: categories)),
             session: session)
     }
 
@@ -111,6 +112,7 @@ struct AuthorizeRoutes {
                 AuthorizationParameters.redirect(parameters.redirectURI, [("error", "access_denied"), ("state", parameters.state)]))
         }
         if !offered.isEmpty {
+            try await MedicationPick(consent: consent).answer(form, appID: app.id, allowed: allow)
             _ = try? await consent.decide(
                 appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData, history: history.history, historyByType: history.byType))
         }

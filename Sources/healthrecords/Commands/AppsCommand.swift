@@ -134,14 +134,33 @@ struct AppsGrantCommand: AsyncParsableCommand {
             valueName: "window"))
     var history: HistoryWindow = .all
 
+    @Option(
+        help: ArgumentHelp(
+            "Only these medications of the list (ids from `healthrecords medications --json`, comma-separated; `none` for none): the app reads the records behind them, and medications added later wait to be picked.",
+            valueName: "ids"))
+    var medications: String?
+
+    @Flag(help: "Let the medication grant read every medication again (drops an earlier pick).")
+    var allMedications = false
+
     func validate() throws {
-        if allow == nil && deny == nil { throw ValidationError("give --allow and/or --deny") }
+        if allow == nil && deny == nil && medications == nil && !allMedications { throw ValidationError("give --allow and/or --deny") }
+        if medications != nil && allMedications { throw ValidationError("--medications and --all-medications exclude each other") }
     }
 
     func run() async throws {
         let consent = try await storeOptions.consent()
         let decision = AuthorizationDecision(allow: allow?.types ?? [], deny: deny?.types ?? [], newData: newData, history: history)
         do {
+            if let medications {
+                let picked = medications == "none" ? [] : Set(medications.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                try await consent.pickMedications(appID: app, picked)
+                print("picked \(picked.count) medication\(picked.count == 1 ? "" : "s") for \(app)")
+            } else if allMedications {
+                try await consent.pickMedications(appID: app, nil)
+                print("\(app) reads every medication its grant allows")
+            }
+            guard allow != nil || deny != nil else { return }
             let grants = try await consent.decide(appID: app, decision)
             print("decided \(grants.count) type\(grants.count == 1 ? "" : "s") for \(app)")
         } catch ConsentError.requiredAuthorizationDenied {

@@ -1,3 +1,4 @@
+import ClinicalRecords
 import HealthStoreCore
 
 /// The authorization sheet (`/consent/{id}`): one toggle per type asked for, how far back
@@ -30,6 +31,22 @@ struct ConsentPage: PageContent {
         }
     }
 
+    /// One medication of the person's list, to tick for the app.
+    struct MedicationChoice: Sendable {
+        let id: String
+        let name: String
+        let about: String
+        let checked: Bool
+
+        init(_ entry: MedicationEntry, checked: Bool) {
+            id = entry.id
+            name = entry.name
+            let sources = entry.sources.map(\.name).joined(separator: ", ")
+            about = [entry.status.rawValue, sources, entry.latestDate.map { "latest " + PageDates.short($0) }].compactMap { $0 }.joined(separator: " · ")
+            self.checked = checked
+        }
+    }
+
     /// One history window to choose.
     struct HistoryOption: Sendable {
         let value: String
@@ -59,10 +76,13 @@ struct ConsentPage: PageContent {
     let ask: Bool
     /// How far back, for every type without its own window.
     let histories: [HistoryOption]
+    /// The person's medications, when the app asks for medications: only those ticked are read.
+    let medications: [MedicationChoice]
+    let asksMedications: Bool
 
     init(
         title: String, id: String, action: String, app: String, purpose: String, privacy: String, types: [TypeChoice], hasRequired: Bool, share: Bool,
-        history: HistoryWindow = .all
+        history: HistoryWindow = .all, medications: [MedicationChoice]? = nil
     ) {
         self.title = title
         self.id = id
@@ -75,6 +95,8 @@ struct ConsentPage: PageContent {
         self.share = share
         self.ask = !share
         histories = HistoryWindow.choices.map { HistoryOption($0, checked: $0 == history) }
+        self.medications = medications ?? []
+        asksMedications = medications != nil
     }
 }
 

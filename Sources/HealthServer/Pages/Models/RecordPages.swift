@@ -215,7 +215,7 @@ struct SearchPage: PageContent {
     let capped: Bool
 }
 
-/// The person's medication list (`/medications`): one line per medication across providers.
+/// The person's medication list (`/medication-list`): one line per medication across providers.
 struct MedicationsPage: PageContent {
     static let template = "medications"
 
