@@ -220,6 +220,12 @@ class Flow:
             for b in boxes:
                 if b.is_selected() != (b.get_attribute("value") in allow):
                     b.click()
+            # Allowing medications, the person ticks every medication the sheet lists (only
+            # ticked medications are read).
+            if "medication" in allow:
+                for m in d.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=medication]"):
+                    if not m.is_selected():
+                        m.click()
             radio = d.find_elements(By.CSS_SELECTOR, f"input[type=radio][name=newData][value={new_data}]")
             if not radio:
                 raise Failure("the consent sheet has no newData radio for " + new_data)

@@ -50,7 +50,9 @@ extension TestResponse {
         else { throw TestFailure("no consent form: \(html)") }
         let action = String(html[a].dropFirst(8).dropLast())
         let csrf = String(html[c].split(separator: "\"")[3])
-        let form = (["csrf=\(formEncoded(csrf))", "action=allow", "newData=share"] + allow.map { "allow=\($0)" }).joined(separator: "&")
+        // Allowing medications, the person ticks every medication the sheet lists.
+        let medications = html.matches(of: /name="medication" value="([0-9a-f]+)"/).map { "medication=" + $0.output.1 }
+        let form = (["csrf=\(formEncoded(csrf))", "action=allow", "newData=share"] + allow.map { "allow=\($0)" } + medications).joined(separator: "&")
         let answer = try await client.call(.post, action, form: form, cookie: cookie)
         guard answer.status == .seeOther, let location = answer.headers[.location] else { throw TestFailure("consent answer: \(answer.status)") }
         return query(location)

@@ -71,7 +71,7 @@ import Testing
             // The prescription's type only: neither the Medication nor the Condition is in scope.
             let narrow = try await Self.token(w, client, scope: "patient/MedicationRequest.rs")
             let bare = try await client.fhir("/fhir/MedicationRequest/\(mr)", token: narrow)
-            #expect(bare.status == .ok && bare.json["contained"] == nil)
+            #expect(bare.status == .ok && bare.json["contained"] == nil, "\(bare.status) \(bare.text.prefix(300))")
             #expect(!bare.text.contains("HIV") && !bare.text.contains("tenofovir") && !bare.text.contains("#why") && !bare.text.contains("#med"))
             let masked = try #require(bare.json["medicationReference"] as? [String: Any])
             let reason = (masked["extension"] as? [[String: Any]])?.first

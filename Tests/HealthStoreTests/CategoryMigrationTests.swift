@@ -31,6 +31,7 @@ import TestSupport
             try db.execute(sql: """
                 DROP INDEX resource_by_category_release;
                 DROP INDEX resource_by_category_clinical;
+                DROP INDEX resource_by_category_window;
                 ALTER TABLE resource DROP COLUMN category;
                 ALTER TABLE app DROP COLUMN access_revision;
                 DROP TABLE anchor_secret;

@@ -22,8 +22,16 @@ public struct AccessReviewSettings: Sendable, Hashable {
         self.expireUnconfirmed = expireUnconfirmed
     }
 
-    static let intervalName = "review.intervalDays"
-    static let expireName = "review.expireUnconfirmed"
+    /// Stored as one setting, so a page asks for it in one statement: `"<days> <on|off>"`.
+    static let settingName = "access-review"
+
+    var text: String { "\(intervalDays) \(expireUnconfirmed ? "on" : "off")" }
+
+    init?(text: String) {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let days = Int(parts[0]), parts[1] == "on" || parts[1] == "off" else { return nil }
+        self.init(intervalDays: days, expireUnconfirmed: parts[1] == "on")
+    }
 }
 
 /// One app that can read, as the access review shows it.

@@ -6,15 +6,12 @@ import Foundation
 extension ConsentManager {
     /// The person's review settings (``AccessReviewSettings/standard`` until changed).
     public func reviewSettings() async throws -> AccessReviewSettings {
-        let interval = try await store.setting(AccessReviewSettings.intervalName).flatMap { Int($0) }
-        let expire = try await store.setting(AccessReviewSettings.expireName) == "true"
-        return AccessReviewSettings(intervalDays: interval ?? AccessReviewSettings.standard.intervalDays, expireUnconfirmed: expire)
+        try await store.setting(AccessReviewSettings.settingName).flatMap(AccessReviewSettings.init(text:)) ?? .standard
     }
 
     /// Stores the person's review settings.
     public func saveReviewSettings(_ settings: AccessReviewSettings) async throws {
-        try await store.saveSetting(AccessReviewSettings.intervalName, value: String(settings.intervalDays))
-        try await store.saveSetting(AccessReviewSettings.expireName, value: settings.expireUnconfirmed ? "true" : nil)
+        try await store.saveSetting(AccessReviewSettings.settingName, value: settings.text)
     }
 
     /// Every app that can read something, the most overdue first.
