@@ -358,6 +358,7 @@ enum PostgresSchema {
                 PRIMARY KEY (person_id, app_id),
                 FOREIGN KEY (person_id, app_id) REFERENCES app (person_id, id) ON DELETE CASCADE
             );
+            UPDATE resource SET clinical_type = 'medication', category = 'medication' WHERE resource_type = 'MedicationAdministration';
             """),
     ]
 

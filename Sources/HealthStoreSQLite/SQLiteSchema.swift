@@ -414,7 +414,8 @@ enum SQLiteSchema {
             // The index makes a windowed read seek to the window's start: without it, a list
             // outside the window would scan the records before it, and its time would tell how
             // many there are. Which medications the person picked for an app is sealed: an
-            // entry's id is a hash of its RxNorm code, easily reversed.
+            // entry's id is a hash of its RxNorm code, easily reversed. A MedicationAdministration
+            // is a medication record now (it was medication details).
             try db.execute("""
                 ALTER TABLE read_grant ADD COLUMN history_days INTEGER CHECK (history_days BETWEEN 1 AND 36500);
                 ALTER TABLE tombstone ADD COLUMN dated REAL;
@@ -425,6 +426,7 @@ enum SQLiteSchema {
                     app_id TEXT PRIMARY KEY REFERENCES app(id) ON DELETE CASCADE,
                     entries BLOB NOT NULL
                 );
+                UPDATE resource SET clinical_type = 'medication', category = 'medication' WHERE resource_type = 'MedicationAdministration';
                 """)
         })
         return m

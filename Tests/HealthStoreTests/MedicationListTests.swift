@@ -76,6 +76,8 @@ import TestSupport
         ])
         let pharmacy = Make.bundle([
             medication("m2", code: "861004", ingredient: "6809", mg: "500"), request("r2", medication: "m2", status: "active", date: "2021-06-01"),
+            // A dose given in hospital, coded as the brand: the same medication.
+            #"{"resourceType":"MedicationAdministration","id":"a1","status":"completed","medicationCodeableConcept":{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"104894"}]},"subject":{"reference":"Patient/p"},"effectiveDateTime":"2021-03-01T08:00:00Z"}"#,
             #"{"resourceType":"MedicationStatement","id":"s2","status":"active","medicationCodeableConcept":{"text":"Vitamin D"},"subject":{"reference":"Patient/p"},"effectiveDateTime":"2021-02-01"}"#,
         ])
         let dir = TemporaryDirectory()
@@ -87,7 +89,8 @@ import TestSupport
         }
         let list = try await store.medicationList()
         let metformin500 = try #require(list.entries.first { $0.rxNormCodes == ["104894", "861004"] })
-        #expect(metformin500.sources.map(\.identifier) == ["clinic", "pharmacy"] && metformin500.records.count == 2)
+        #expect(metformin500.sources.map(\.identifier) == ["clinic", "pharmacy"] && metformin500.records.count == 3)
+        #expect(metformin500.records.contains { $0.resourceType.rawValue == "MedicationAdministration" })
         #expect(metformin500.status == .active && metformin500.firstDate?.text == "2019-01-01" && metformin500.latestDate?.text == "2021-06-01")
         #expect(metformin500.form == "Tablet")
         // Another strength is another medication; names alone never merge.

@@ -27,7 +27,7 @@ import Testing
         ("patient/Practitioner.rs", ["practitioner-details"]),
         ("patient/ExplanationOfBenefit.rs", ["claims"]),
         ("patient/CarePlan.rs", ["care-plans"]),
-        ("patient/MedicationAdministration.rs", ["medication-details"]),
+        ("patient/MedicationAdministration.rs", ["medication"]),
         ("patient/QuestionnaireResponse.rs", ["other-observations"]),
         ("patient/Device.rs", ["devices"]),
         ("patient/FamilyMemberHistory.rs", ["other"]),

@@ -78,7 +78,7 @@ public enum ContextCategory: String, Sendable, Hashable, Codable, CaseIterable, 
                 "EligibilityResponse", "Account", "ChargeItem", "Invoice", "PaymentNotice", "PaymentReconciliation", "EnrollmentRequest", "EnrollmentResponse",
             ]),
             (.carePlans, ["CarePlan", "Goal", "CareTeam", "ServiceRequest", "NutritionOrder", "RequestGroup", "ProcedureRequest", "ReferralRequest"]),
-            (.medicationDetails, ["Medication", "MedicationAdministration", "MedicationKnowledge", "Substance"]),
+            (.medicationDetails, ["Medication", "MedicationKnowledge", "Substance"]),
             (.otherObservations, ["QuestionnaireResponse", "ClinicalImpression", "RiskAssessment", "DetectedIssue"]),
             (.devices, ["Device", "DeviceRequest", "DeviceUseStatement", "DeviceMetric", "DeviceComponent"]),
         ]

@@ -27,7 +27,7 @@ public struct ClinicalClassifier: Sendable {
         case "AllergyIntolerance": return .allergy
         case "Condition": return .condition
         case "Immunization": return .immunization
-        case "MedicationOrder", "MedicationRequest", "MedicationStatement", "MedicationDispense": return .medication
+        case "MedicationOrder", "MedicationRequest", "MedicationStatement", "MedicationDispense", "MedicationAdministration": return .medication
         case "Procedure": return .procedure
         case "Coverage": return .coverage
         case "DiagnosticReport", "DocumentReference": return .clinicalNote

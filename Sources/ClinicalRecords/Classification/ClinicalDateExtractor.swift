@@ -22,6 +22,8 @@ public enum ClinicalDateExtractor {
             return o.date("effectiveDateTime") ?? o.period("effectivePeriod")?.start ?? o.date("dateAsserted")
         case "MedicationDispense":
             return o.date("whenHandedOver") ?? o.date("whenPrepared")
+        case "MedicationAdministration":
+            return o.date("effectiveDateTime") ?? o.period("effectivePeriod")?.start
         case "Procedure":
             return o.date("performedDateTime") ?? o.period("performedPeriod")?.start
         case "DocumentReference":

@@ -24,7 +24,7 @@ public struct DisplayNameResolver: Sendable {
         let concept = primaryConcept(resourceType: resourceType, json: json, resolve: resolve)
         if let concept, let name = name(of: concept, preferring: preferredSystems(resourceType)) { return name }
         switch resourceType.rawValue {
-        case "MedicationRequest", "MedicationOrder", "MedicationStatement", "MedicationDispense":
+        case "MedicationRequest", "MedicationOrder", "MedicationStatement", "MedicationDispense", "MedicationAdministration":
             if let display = json.reference("medicationReference")?.display, !display.isBlank { return display }
         case "DocumentReference":
             if let d = json.string("description"), !d.isBlank { return d }
@@ -59,7 +59,7 @@ public struct DisplayNameResolver: Sendable {
         switch resourceType.rawValue {
         case "AllergyIntolerance": return o.codeableConcept("code") ?? o.codeableConcept("substance")
         case "Immunization": return o.codeableConcept("vaccineCode")
-        case "MedicationRequest", "MedicationOrder", "MedicationStatement", "MedicationDispense":
+        case "MedicationRequest", "MedicationOrder", "MedicationStatement", "MedicationDispense", "MedicationAdministration":
             if let c = o.codeableConcept("medicationCodeableConcept") { return c }
             if let ref = o.reference("medicationReference")?.reference {
                 if ref.hasPrefix("#") {
@@ -80,7 +80,7 @@ public struct DisplayNameResolver: Sendable {
         switch type.rawValue {
         case "Observation", "DiagnosticReport", "DocumentReference": return [CodeSystem.loinc]
         case "Immunization": return [CodeSystem.cvx]
-        case "MedicationRequest", "MedicationOrder", "MedicationStatement", "MedicationDispense": return [CodeSystem.rxNorm]
+        case "MedicationRequest", "MedicationOrder", "MedicationStatement", "MedicationDispense", "MedicationAdministration": return [CodeSystem.rxNorm]
         case "Condition", "Procedure", "AllergyIntolerance": return [CodeSystem.snomed]
         default: return []
         }

@@ -35,7 +35,8 @@ public struct MedicationEntry: Sendable, Hashable {
 }
 
 /// The person's medications consolidated from their medication records (MedicationRequest,
-/// MedicationStatement, MedicationDispense, MedicationOrder): one entry per concept. Records
+/// MedicationStatement, MedicationDispense, MedicationAdministration, MedicationOrder): one entry
+/// per concept. Records
 /// are the same medication when they share an RxNorm code, or — where their codes differ — the
 /// same coded ingredients and strengths (from a referenced Medication). A record that matches
 /// nothing by a code stays an entry of its own: two medications are never merged on a name.
@@ -150,6 +151,14 @@ public struct MedicationList: Sendable {
         switch type {
         case "MedicationDispense":
             return ["completed", "in-progress", "preparation"].contains(status) ? .completed : status == "cancelled" || status == "stopped" ? .stopped : .unknown
+        case "MedicationAdministration":
+            // A dose given: in progress is being taken; not given, or stopped, stopped.
+            switch status {
+            case "in-progress", "on-hold": return .active
+            case "completed": return .completed
+            case "not-done", "stopped", "entered-in-error": return .stopped
+            default: return .unknown
+            }
         default:
             switch status {
             case "active", "on-hold", "intended": return .active

@@ -57,7 +57,7 @@ public enum ClinicalType: String, Sendable, Hashable, Codable, CaseIterable, Com
         case .condition: return ["Condition"]
         case .immunization: return ["Immunization"]
         case .labResult, .vitalSign: return ["Observation"]
-        case .medication: return ["MedicationDispense", "MedicationOrder", "MedicationRequest", "MedicationStatement"]
+        case .medication: return ["MedicationAdministration", "MedicationDispense", "MedicationOrder", "MedicationRequest", "MedicationStatement"]
         case .procedure: return ["Procedure"]
         case .coverage: return ["Coverage"]
         case .clinicalNote: return ["DiagnosticReport", "DocumentReference"]

@@ -26,7 +26,7 @@ import TestSupport
         add(.context(.otherObservations), "Observation", #"{"resourceType":"Observation","id":"ID","status":"final","category":[{"coding":[{"code":"survey"}]}],"code":{"text":"PHQ-9"},"valueInteger":21}"#)
         add(.context(.claims), "ExplanationOfBenefit", #"{"resourceType":"ExplanationOfBenefit","id":"ID","status":"active","diagnosis":[{"sequence":1}]}"#)
         add(.context(.carePlans), "CarePlan", #"{"resourceType":"CarePlan","id":"ID","status":"active","intent":"plan"}"#)
-        add(.context(.medicationDetails), "MedicationAdministration", #"{"resourceType":"MedicationAdministration","id":"ID","status":"completed"}"#)
+        add(.context(.medicationDetails), "Medication", #"{"resourceType":"Medication","id":"ID","code":{"text":"Tenofovir"}}"#)
         add(.context(.devices), "Device", #"{"resourceType":"Device","id":"ID"}"#)
         add(.context(.other), "Provenance", #"{"resourceType":"Provenance","id":"ID","recorded":"2020-01-01T00:00:00Z"}"#)
         for t in ClinicalType.allCases {
