@@ -359,12 +359,18 @@ enum PostgresSchema {
                 FOREIGN KEY (person_id, app_id) REFERENCES app (person_id, id) ON DELETE CASCADE
             );
             UPDATE resource SET clinical_type = 'medication', category = 'medication' WHERE resource_type = 'MedicationAdministration';
+            CREATE TABLE medication_note (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                entry_key bytea NOT NULL,
+                details bytea NOT NULL,
+                PRIMARY KEY (person_id, entry_key)
+            );
             """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "person_setting", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "person_setting", "medication_note", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

@@ -427,6 +427,7 @@ enum SQLiteSchema {
                     entries BLOB NOT NULL
                 );
                 UPDATE resource SET clinical_type = 'medication', category = 'medication' WHERE resource_type = 'MedicationAdministration';
+                CREATE TABLE medication_note (entry_key BLOB PRIMARY KEY, details BLOB NOT NULL);
                 """)
         })
         return m

@@ -113,4 +113,21 @@ import TestSupport
         #expect(try ids(try cli.run(["records", "--as-app", app, "--json"])).isEmpty, "the 2001 condition is outside a year")
         #expect(try cli.run(["apps", "review", "--keep", "no-such-app"]).status == 1)
     }
+
+    /// `medications nickname|archive|restore` and the list showing them.
+    @Test func medicationsCanBeNicknamedAndArchived() throws {
+        try dir.write("m.json", #"{"resourceType":"MedicationStatement","id":"m1","status":"active","medicationCodeableConcept":{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"314076","display":"Lisinopril 10 MG"}]}}"#)
+        #expect(try cli.run(["import", dir.path("m.json"), "--source", "clinic"]).status == 0)
+        let list = try json(try cli.run(["medications", "--json"]))
+        let id = try #require(list.arrayValue?.first?["id"]?.stringValue)
+        #expect(list.arrayValue?.first?["archived"]?.boolValue == false)
+        #expect(try cli.run(["medications", "nickname", id, "Blood pressure"]).status == 0)
+        #expect(try cli.run(["medications", "archive", id]).status == 0)
+        #expect(try cli.run(["medications", "archive", "nope"]).status == 1)
+        let table = try cli.run(["medications"]).output
+        #expect(table.contains("Blood pressure (Lisinopril 10 MG) [archived]"), "\(table)")
+        #expect(try cli.run(["medications", "restore", id]).status == 0)
+        let again = try json(try cli.run(["medications", "list", "--json"]))
+        #expect(again.arrayValue?.first?["nickname"]?.stringValue == "Blood pressure" && again.arrayValue?.first?["archived"]?.boolValue == false)
+    }
 }

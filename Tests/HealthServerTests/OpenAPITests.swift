@@ -16,7 +16,7 @@ import Testing
         "POST /apps/register", "GET /providers", "POST /providers", "POST /providers/{id}/connect", "GET /providers/callback",
         "POST /providers/{id}/sync", "POST /providers/{id}/remove", "GET /record", "GET /trend", "GET /summary", "GET /search",
         "GET /upload", "POST /upload", "GET /export.zip", "GET /links", "GET /links/new", "POST /links", "GET /links/{handle}",
-        "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js", "GET /medication-list", "GET /apps/review", "POST /apps/review/{id}", "POST /apps/review-settings",
+        "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js", "GET /medication-list", "POST /medication-list/{id}", "GET /apps/review", "POST /apps/review/{id}", "POST /apps/review-settings",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

@@ -113,6 +113,25 @@ import Testing
             #expect(html.components(separatedBy: "amlodipine 5 MG Oral Tablet").count == 2, "\(html)")
             #expect(html.contains("clinic, pharmacy") && html.contains("2020-01-01 – 2021-03-04") && html.contains("RxNorm 197361"))
             #expect(html.contains("id=\"other-medications\"") && html.contains("Ibuprofen"))
+
+            // A nickname and archiving, from the page's forms; the app API shows both.
+            let list = try await w.store.annotatedMedications()
+            let amlodipine = try #require(list.first { $0.entry.rxNormCodes == ["197361"] }).entry.id
+            let csrf = try await client.page("/medication-list", cookie: cookie).csrf
+            let token = "csrf=\(formEncoded(csrf))"
+            #expect(try await client.call(.post, "/medication-list/\(amlodipine)", form: "action=nickname&nickname=Blood+pressure+pill", cookie: cookie).status == .forbidden)
+            #expect(try await client.call(.post, "/medication-list/\(amlodipine)", form: token + "&action=nickname&nickname=Blood+pressure+pill", cookie: cookie).status == .seeOther)
+            #expect(try await client.call(.post, "/medication-list/\(amlodipine)", form: token + "&action=archive", cookie: cookie).status == .seeOther)
+            #expect(try await client.call(.post, "/medication-list/0000", form: token + "&action=archive", cookie: cookie).status == .notFound)
+            let after = try await client.page("/medication-list", cookie: cookie).html
+            let archived = try #require(after.range(of: "id=\"archived-medications\""))
+            #expect(after[archived.upperBound...].contains("Blood pressure pill") && after.contains("restore-\(amlodipine)"))
+            let app = try await w.allowedApp([.clinical(.medication)])
+            let read = try await client.call(.get, "/medications", token: try await client.token(app)).object()["medications"] as? [[String: Any]] ?? []
+            let entry = try #require(read.first { $0["id"] as? String == amlodipine })
+            #expect(entry["nickname"] as? String == "Blood pressure pill" && entry["archived"] as? Bool == true)
+            #expect(try await client.call(.post, "/medication-list/\(amlodipine)", form: token + "&action=restore", cookie: cookie).status == .seeOther)
+            #expect(try await w.store.medicationNotes()[amlodipine] == MedicationNote(nickname: "Blood pressure pill", archived: false))
         }
     }
 }

@@ -16,7 +16,8 @@ import Hummingbird
 /// - `GET /changes?type=&anchor=&limit=` → `{"added", "deleted", "anchor"}` (HealthKit's
 ///   anchored object query; anchors are the app's own tokens).
 /// - `GET /medications` → `{"medications": [...]}`: the medication list as the app may read it
-///   (only the medications the person picked for it, once picked; ``AppView/medications()``).
+///   (only the medications the person picked for it, once picked; each with the person's
+///   `nickname` and `archived`; ``AppView/medications()``).
 struct RecordRoutes {
     /// The most records one query returns.
     let limitCap: Int

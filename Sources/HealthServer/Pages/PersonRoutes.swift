@@ -9,7 +9,7 @@ import Hummingbird
 /// are the owner's, not an app's, so they are not audited). Each page reads what it shows in a
 /// few statements, however many records the store holds.
 struct PersonRoutes {
-    let records: any RecordReading & CardStorage
+    let records: any RecordReading & CardStorage & MedicationNoteStorage
     let consent: ConsentManager
     let access: AppAccess
     let pages: PersonPages
@@ -29,7 +29,20 @@ struct PersonRoutes {
         }
         // The app API has `/medications`; the person's page is the list's own name.
         group.get("/medication-list") { _, context -> Response in
-            pages.page(context, MedicationsPage(try await records.medicationList()))
+            pages.page(context, MedicationsPage(try await records.annotatedMedications()))
+        }
+        pages.post(group, "/medication-list/{id}") { form, context -> Response in
+            let id = context.parameters.get("id") ?? ""
+            guard let m = try await records.annotatedMedications().first(where: { $0.entry.id == id }) else { return pages.notFound(context) }
+            var note = m.note
+            switch form["action"] {
+            case "nickname": note = MedicationNote(nickname: form["nickname"], archived: note.archived)
+            case "archive": note.archived = true
+            case "restore": note.archived = false
+            default: return pages.message(context, "Not changed", "Choose a nickname, Archive or Restore. Nothing was changed.", status: .badRequest)
+            }
+            try await records.saveMedicationNote(note, for: id)
+            return PageRenderer.redirect("/medication-list#medication-\(id)")
         }
         group.get("/immunizations") { _, context -> Response in
             let immunizations = try await records.records(RecordQuery(type: .immunization, sort: RecordSort(.clinical)))

@@ -4,8 +4,9 @@ import FHIR
 extension AppView {
     /// The person's medication list as the app may read it: built from the medication records
     /// it may see (only those behind the medications picked for it, when the person picked),
-    /// with the Medications it may see resolved. Audited.
-    public func medications() async throws -> [MedicationEntry] {
+    /// with the Medications it may see resolved, and the person's nicknames and archived flags
+    /// (as HealthKit's `HKUserAnnotatedMedication`). Audited.
+    public func medications() async throws -> [AnnotatedMedication] {
         let v = try await visibility()
         let windows = v.records(.medication)
         let records = try await store.records(RecordQuery(type: .medication, predicate: .visible(windows), sort: RecordSort(.clinical)))
@@ -20,6 +21,7 @@ extension AppView {
             return resolved[source + "\u{1F}" + id]
         }
         try await audit("medications", clinical: .medication, count: list.entries.count)
-        return list.entries
+        let notes = list.entries.isEmpty ? [:] : try await store.medicationNotes()
+        return list.entries.map { AnnotatedMedication(entry: $0, note: notes[$0.id] ?? MedicationNote()) }
     }
 }

@@ -58,6 +58,13 @@ struct Resealer {
             q += ", details = " + q.bind(try reseal(try row.data(2))) + ", jws = " + q.bind(try reseal(jws))
             try await update(w, q, key: "id", .int(try row.int(0)))
         }
+        for row in try await rows(w, "SELECT entry_key, details FROM medication_note") {
+            let details = try old.open(try row.data(1))
+            let (entryID, _) = try MedicationNoteCoding.read(details)
+            var q = w.sql("UPDATE medication_note SET entry_key = ")
+            q += q.bind(MedicationNoteCoding.key(entryID, new)) + ", details = " + q.bind(try new.seal(details))
+            try await update(w, q, key: "entry_key", .blob(try row.data(0)))
+        }
         for row in try await rows(w, "SELECT app_id, entries FROM medication_choice") {
             var q = w.sql("UPDATE medication_choice SET entries = ")
             q += q.bind(try reseal(try row.data(1)))

@@ -47,8 +47,8 @@ import TestSupport
         let page = try await view.resources(ResourceQuery(resourceTypes: ["MedicationStatement"]), countingTotal: true)
         #expect(page.total == 3 && page.resources.map(\.stored.resource.identifier).sorted() == want)
         let entries = try await view.medications()
-        #expect(Set(entries.map(\.id)) == [metformin.id, lisinopril.id])
-        #expect(entries.first { $0.id == metformin.id }?.records.count == 2)
+        #expect(Set(entries.map(\.entry.id)) == [metformin.id, lisinopril.id])
+        #expect(entries.first { $0.entry.id == metformin.id }?.entry.records.count == 2)
         // A pick is a change of the medication grant: a query anchored before it gets what is visible again.
         #expect(try await view.changes(AnchoredQuery(type: .medication, anchor: before)).added.count == 3)
 

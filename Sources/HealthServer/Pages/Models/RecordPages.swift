@@ -1,6 +1,7 @@
 import ClinicalRecords
 import FHIR
 import Foundation
+import HealthStoreCore
 
 /// One record in full (`/record`).
 struct RecordPage: PageContent {
@@ -221,7 +222,11 @@ struct MedicationsPage: PageContent {
 
     /// One medication.
     struct Entry: Sendable {
+        let id: String
         let name: String
+        /// The person's nickname, when given (the name is then shown beside it).
+        let nickname: String?
+        let archived: Bool
         let status: String
         let active: Bool
         let codes: String?
@@ -234,21 +239,27 @@ struct MedicationsPage: PageContent {
     let title = "Medications"
     let active: [Entry]
     let other: [Entry]
+    let archived: [Entry]
     let empty: Bool
     let hasOther: Bool
+    let hasArchived: Bool
 
-    init(_ list: MedicationList) {
-        let entries = list.entries.map { e in
-            Entry(
-                name: e.name, status: e.status.rawValue, active: e.status == .active, codes: e.rxNormCodes.isEmpty ? nil : "RxNorm " + e.rxNormCodes.joined(separator: ", "),
+    init(_ list: [AnnotatedMedication]) {
+        let all = list.map { m in
+            let e = m.entry
+            return Entry(
+                id: e.id, name: e.name, nickname: m.note.nickname, archived: m.note.archived, status: e.status.rawValue, active: e.status == .active, codes: e.rxNormCodes.isEmpty ? nil : "RxNorm " + e.rxNormCodes.joined(separator: ", "),
                 form: e.form, sources: e.sources.map(\.name).joined(separator: ", "),
                 dates: [e.firstDate, e.latestDate].compactMap { $0.map { String($0.text.prefix(10)) } }.uniqued().joined(separator: " – "),
                 records: e.records.count)
         }
+        let entries = all.filter { !$0.archived }
         active = entries.filter(\.active)
         other = entries.filter { !$0.active }
-        empty = entries.isEmpty
+        archived = all.filter(\.archived)
+        empty = all.isEmpty
         hasOther = !other.isEmpty
+        hasArchived = !archived.isEmpty
     }
 }
 
