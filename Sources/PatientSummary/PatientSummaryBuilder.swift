@@ -169,9 +169,13 @@ public struct PatientSummaryBuilder: Sendable {
         var alsoFrom: [RecordIdentity: [RecordSource]] = [:]
         var codes = Set<String>()
         var out: [ClinicalRecord] = []
+        // Medications: one line per medication of the list (the newest record of it), however
+        // many orders and statements of it the providers sent.
+        let medication: [RecordIdentity: String] = section == .medications
+            ? Dictionary(MedicationList(records: records).entries.flatMap { e in e.records.map { ($0, e.id) } }, uniquingKeysWith: { a, _ in a }) : [:]
         for record in newestFirst {
             guard let object = try? record.fhirResource.json(), Self.belongs(section, record.fhirResource.resourceType.rawValue, object) else { continue }
-            let fact = Self.factKey(record, object)
+            let fact = medication[record.identity].map { "medication\u{1F}" + $0 } ?? Self.factKey(record, object)
             if let kept = seen[fact] {
                 if kept.source != record.source.identifier, !(alsoFrom[kept]?.contains(record.source) ?? false) { alsoFrom[kept, default: []].append(record.source) }
                 continue

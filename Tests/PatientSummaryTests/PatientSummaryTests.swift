@@ -88,6 +88,24 @@ import TestSupport
         #expect(try Self.ipsCheck(summary.data, in: dir)["pass"] as? Bool == true)
     }
 
+    /// One line per medication: an order from the clinic and a later statement from the pharmacy
+    /// for the same RxNorm code are one entry (the newest), with both providers in its
+    /// Provenance; another medication is its own line.
+    @Test func eachMedicationIsOneLine() async throws {
+        let rx = #"{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"314076","display":"Lisinopril 10 MG"}]}"#
+        let patient = #"{"resourceType":"Patient","id":"p1","name":[{"family":"Example","given":["Robin"]}]}"#
+        let clinic = #"{"resourceType":"Bundle","type":"collection","entry":[{"resource":\#(patient)},{"resource":{"resourceType":"MedicationRequest","id":"r1","status":"active","intent":"order","medicationCodeableConcept":\#(rx),"subject":{"reference":"Patient/p1"},"authoredOn":"2023-01-01"}},{"resource":{"resourceType":"MedicationRequest","id":"r2","status":"active","intent":"order","medicationCodeableConcept":{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"860975","display":"Metformin 500 MG"}]},"subject":{"reference":"Patient/p1"},"authoredOn":"2023-02-01"}}]}"#
+        let pharmacy = #"{"resourceType":"Bundle","type":"collection","entry":[{"resource":\#(patient)},{"resource":{"resourceType":"MedicationStatement","id":"s1","status":"active","medicationCodeableConcept":\#(rx),"subject":{"reference":"Patient/p1"},"effectiveDateTime":"2024-05-01"}}]}"#
+        let (dir, store) = try await Self.store(importing: [("clinic.json", Data(clinic.utf8), "clinic"), ("pharmacy.json", Data(pharmacy.utf8), "pharmacy")])
+        let summary = try await PatientSummaryBuilder(store: store).build()
+        #expect(summary.sections.first { $0.section == .medications }?.count == 2)
+        let lisinopril = Self.entries(summary).filter { JSONWriter.minifiedString(.object($0)).contains("314076") && $0.string("resourceType") != "Provenance" }
+        #expect(lisinopril.count == 1 && lisinopril.first?.string("resourceType") == "MedicationStatement", "the newest record of it")
+        let provenance = try #require(Self.entries(summary).first { $0.string("resourceType") == "Provenance" })
+        #expect(Set(provenance.list("agent").compactMap { $0.objectValue?["who"]?.objectValue?.string("display") }) == ["clinic", "pharmacy"])
+        #expect(try Self.ipsCheck(summary.data, in: dir)["pass"] as? Bool == true)
+    }
+
     /// Text from a provider is data, never markup, in the narrative; an empty required section
     /// says why.
     @Test func narrativesEscapeWhatProvidersWrite() async throws {
