@@ -210,11 +210,15 @@ def main():
             check(denied["records"] == [], f"{t} (turned off) looks like no data")
 
         # A history window (issue 33): the past 30 days, chosen on the sheet.
-        recent = json.loads(run(a.cli, "apps", "register", "--name", "Recent Labs", "--purpose", "Your last month of results.",
-                                "--privacy-url", "https://recent-labs.example/privacy", "--types", "lab-result", "--json", env=env))
-        status, rtok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": recent["appId"], "client_secret": recent["secret"]})
-        rtoken = rtok["access_token"]
-        status, rreq = http("POST", base + "/authorization-requests", rtoken, {"types": ["lab-result"]})
+        def app_asking(name, purpose, types):
+            """Registers an app with the CLI, gets its token and asks for `types`: (token, request)."""
+            reg = json.loads(run(a.cli, "apps", "register", "--name", name, "--purpose", purpose, "--privacy-url",
+                                 f"https://{name.lower().replace(' ', '-')}.example/privacy", "--types", ",".join(types), "--json", env=env))
+            _, tok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": reg["appId"], "client_secret": reg["secret"]})
+            _, req = http("POST", base + "/authorization-requests", tok["access_token"], {"types": types})
+            return tok["access_token"], req
+
+        rtoken, rreq = app_asking("Recent Labs", "Your last month of results.", ["lab-result"])
         driver.get(rreq["url"])
         check(driver.find_element(By.ID, "history-all").is_selected(), "the sheet offers all of history first chosen")
         driver.find_element(By.ID, "type-lab-result").click()
@@ -248,11 +252,7 @@ def main():
         # Per-medication authorization (issue 33): two medications ticked, exactly two read.
         meds = json.loads(run(a.cli, "medications", "--json", env=env))
         check(len(meds) >= 3, f"the person has {len(meds)} medications to pick from")
-        pills = json.loads(run(a.cli, "apps", "register", "--name", "Pill Reminder", "--purpose", "Reminds you to take your medications.",
-                               "--privacy-url", "https://pill-reminder.example/privacy", "--types", "medication", "--json", env=env))
-        status, ptok = http("POST", base + "/token", form={"grant_type": "client_credentials", "client_id": pills["appId"], "client_secret": pills["secret"]})
-        ptoken = ptok["access_token"]
-        status, preq = http("POST", base + "/authorization-requests", ptoken, {"types": ["medication"]})
+        ptoken, preq = app_asking("Pill Reminder", "Reminds you to take your medications.", ["medication"])
         driver.get(preq["url"])
         boxes = driver.find_elements(By.CSS_SELECTOR, "input[type=checkbox][name=medication]")
         check(len(boxes) == len(meds) and not any(b.is_selected() for b in boxes), f"the sheet lists the {len(meds)} medications, none ticked")

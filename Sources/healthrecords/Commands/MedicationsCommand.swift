@@ -55,6 +55,14 @@ private func annotated(_ store: any HealthStore, _ id: String) async throws -> A
     return found
 }
 
+/// Archives or restores an entry, keeping its nickname.
+private func setArchived(_ archived: Bool, _ id: String, _ storeOptions: StoreOptions) async throws {
+    let store = try await storeOptions.open()
+    let m = try await annotated(store, id)
+    try await store.saveMedicationNote(MedicationNote(nickname: m.note.nickname, archived: archived), for: id)
+    print("\(archived ? "archived" : "restored") \(m.entry.name)")
+}
+
 struct MedicationsNicknameCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "nickname", abstract: "Give a medication your own name (empty to remove it).")
 
@@ -83,12 +91,7 @@ struct MedicationsArchiveCommand: AsyncParsableCommand {
     @Argument(help: "The medication's id (from `medications`).")
     var id: String
 
-    func run() async throws {
-        let store = try await storeOptions.open()
-        let m = try await annotated(store, id)
-        try await store.saveMedicationNote(MedicationNote(nickname: m.note.nickname, archived: true), for: id)
-        print("archived \(m.entry.name)")
-    }
+    func run() async throws { try await setArchived(true, id, storeOptions) }
 }
 
 struct MedicationsRestoreCommand: AsyncParsableCommand {
@@ -99,10 +102,5 @@ struct MedicationsRestoreCommand: AsyncParsableCommand {
     @Argument(help: "The medication's id (from `medications`).")
     var id: String
 
-    func run() async throws {
-        let store = try await storeOptions.open()
-        let m = try await annotated(store, id)
-        try await store.saveMedicationNote(MedicationNote(nickname: m.note.nickname, archived: false), for: id)
-        print("restored \(m.entry.name)")
-    }
+    func run() async throws { try await setArchived(false, id, storeOptions) }
 }
