@@ -35,10 +35,11 @@ import Testing
     }
 
     /// The most statements each page may run (the session's lookup included; the timeline and
-    /// the Apps page also ask whether an access review is due).
+    /// the Apps page also ask whether an access review is due; the timeline's medications are one
+    /// line per medication of the list: their records, Medications and notes).
     static func pages(trendKey: String) -> [(uri: String, bound: Int)] {
         [
-            ("/", 4), ("/?type=lab-result", 3), ("/record?source=clinic&type=DiagnosticReport&id=panel", 3),
+            ("/", 7), ("/?type=lab-result", 3), ("/?type=medication", 5), ("/record?source=clinic&type=DiagnosticReport&id=panel", 3),
             ("/record?source=clinic&type=Observation&id=lab-0", 3), ("/trend?key=" + RecordPageRoutes.encode(trendKey), 3),
             ("/trend?key=sample%3Aheart-rate", 2), ("/summary", 3 + QuantityType.allCases.count), ("/search?q=Test", 3),
             ("/immunizations", 3), ("/cards", 2), ("/apps", 3), ("/providers", 2),

@@ -134,4 +134,31 @@ import Testing
             #expect(try await w.store.medicationNotes()[amlodipine] == MedicationNote(nickname: "Blood pressure pill", archived: false))
         }
     }
+
+    /// The timeline lists each medication once: two providers' records of one medication are one
+    /// line (its newest record, saying how many there are), named as the person named it;
+    /// archived ones are left out.
+    @Test func theTimelineShowsOneLinePerMedication() async throws {
+        let w = try await ServerWorld(.sqlite)
+        let code = #"{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"197361","display":"amlodipine 5 MG Oral Tablet"}]}"#
+        try await w.importResources([#"{"resourceType":"MedicationStatement","id":"s1","status":"active","medicationCodeableConcept":\#(code),"effectiveDateTime":"2020-01-01"}"#], source: "clinic")
+        try await w.importResources([
+            #"{"resourceType":"MedicationRequest","id":"r1","status":"active","intent":"order","medicationCodeableConcept":\#(code),"authoredOn":"2021-03-04"}"#,
+            #"{"resourceType":"MedicationRequest","id":"r2","status":"stopped","intent":"order","medicationCodeableConcept":{"text":"Ibuprofen"},"authoredOn":"2019-05-06"}"#,
+        ], source: "pharmacy")
+        let ibuprofen = try #require(try await w.store.annotatedMedications().first { $0.entry.name == "Ibuprofen" }).entry.id
+        let amlodipine = try #require(try await w.store.annotatedMedications().first { $0.entry.rxNormCodes == ["197361"] }).entry.id
+        try await w.store.saveMedicationNote(MedicationNote(nickname: "Blood pressure pill"), for: amlodipine)
+        try await w.test { client in
+            let cookie = try await client.signIn()
+            for uri in ["/", "/?type=medication"] {
+                let html = try await client.page(uri, cookie: cookie).html
+                #expect(html.components(separatedBy: "amlodipine 5 MG Oral Tablet").count == 2, "\(uri): one line")
+                #expect(html.contains("Blood pressure pill (amlodipine 5 MG Oral Tablet)") && html.contains("2 records from 2 providers"), "\(uri)")
+                #expect(html.contains("Ibuprofen"), "\(uri)")
+            }
+            try await w.store.saveMedicationNote(MedicationNote(archived: true), for: ibuprofen)
+            #expect(!(try await client.page("/?type=medication", cookie: cookie).html.contains("Ibuprofen")))
+        }
+    }
 }

@@ -14,6 +14,23 @@ struct PersonRoutes {
     let access: AppAccess
     let pages: PersonPages
 
+    /// The medications group: the newest `limit` medications of the list; `nil` when none.
+    func medicationGroup(limit: Int) async throws -> TimelinePage.Group? {
+        let all = try await records.records(RecordQuery(type: .medication, sort: RecordSort(.clinical, ascending: false)))
+        let byIdentity = Dictionary(all.map { ($0.identity, $0) }, uniquingKeysWith: { a, _ in a })
+        let notes = try await records.medicationNotes()
+        let entries = try await records.medicationList(of: all).entries.filter { !(notes[$0.id]?.archived ?? false) }
+            .sorted { ($0.latestDate?.date ?? .distantPast) > ($1.latestDate?.date ?? .distantPast) }
+        guard !entries.isEmpty else { return nil }
+        let rows = entries.prefix(limit).compactMap { e -> RecordRow? in
+            guard let newest = e.records.reversed().lazy.compactMap({ byIdentity[$0] }).first else { return nil }
+            let more = e.records.count > 1 ? "\(e.records.count) records from \(e.sources.count) provider\(e.sources.count == 1 ? "" : "s")" : nil
+            return RecordRow(newest, name: notes[e.id]?.nickname.map { "\($0) (\(e.name))" } ?? e.name, also: more)
+        }
+        return TimelinePage.Group(
+            title: ClinicalType.medication.title, type: ClinicalType.medication.name, total: entries.count, more: entries.count > rows.count, records: rows)
+    }
+
     /// Records shown per type on the timeline (all types), and when one type is chosen.
     static let perType = 5
     static let oneType = 1000
@@ -81,23 +98,33 @@ struct PersonRoutes {
     }
 
     /// The timeline: with no type chosen, the counts in one statement and the newest records of
-    /// every type in another; with one, its count and its records.
+    /// every type in another; with one, its count and its records. Medications are one line per
+    /// medication of the list (its newest record, named as the person named it), archived ones
+    /// left out: three statements, the medication records, their Medications and the notes.
     @Sendable func timeline(_ request: Request, _ context: HealthRequestContext) async throws -> Response {
         let chosen = request.uri.queryParameters.get("type").flatMap(ClinicalType.init(name:))
         var groups: [TimelinePage.Group] = []
         if let chosen {
-            let total = try await records.count(RecordQuery(type: chosen))
-            if total > 0 {
-                let shown = try await records.records(RecordQuery(type: chosen, limit: Self.oneType, sort: RecordSort(.clinical, ascending: false)))
-                groups.append(TimelinePage.Group(title: chosen.title, type: chosen.name, total: total, more: false, records: shown.map(RecordRow.init)))
+            if chosen == .medication {
+                if let group = try await medicationGroup(limit: Self.oneType) { groups.append(group) }
+            } else {
+                let total = try await records.count(RecordQuery(type: chosen))
+                if total > 0 {
+                    let shown = try await records.records(RecordQuery(type: chosen, limit: Self.oneType, sort: RecordSort(.clinical, ascending: false)))
+                    groups.append(TimelinePage.Group(title: chosen.title, type: chosen.name, total: total, more: false, records: shown.map { RecordRow($0) }))
+                }
             }
         } else {
             let totals = try await records.recordCounts()
             let newest = Dictionary(grouping: try await records.latestRecords(perType: Self.perType), by: \.clinicalType)
             for type in ClinicalType.allCases {
                 guard let total = totals[type], total > 0 else { continue }
+                if type == .medication {
+                    if let group = try await medicationGroup(limit: Self.perType) { groups.append(group) }
+                    continue
+                }
                 let shown = newest[type] ?? []
-                groups.append(TimelinePage.Group(title: type.title, type: type.name, total: total, more: total > shown.count, records: shown.map(RecordRow.init)))
+                groups.append(TimelinePage.Group(title: type.title, type: type.name, total: total, more: total > shown.count, records: shown.map { RecordRow($0) }))
             }
         }
         let reviewDue = chosen == nil ? try await consent.reviewIsDue() : false

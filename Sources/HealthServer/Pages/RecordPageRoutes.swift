@@ -166,7 +166,7 @@ struct RecordPageRoutes {
             q: text, from: from?.text ?? "", to: to?.text ?? "", searched: searched,
             categories: ClinicalType.allCases.map { SearchPage.Choice(id: "", name: $0.name, title: $0.title, selected: $0 == category) },
             sources: sources.map { SearchPage.Choice(id: $0.identifier, name: $0.name, title: "", selected: $0.identifier == source) },
-            results: shown.map(RecordRow.init), count: matches.count, none: searched && matches.isEmpty,
+            results: shown.map { RecordRow($0) }, count: matches.count, none: searched && matches.isEmpty,
             page: page, pages: pages, hasPrevious: page > 1, hasNext: page < pages,
             previous: pageLink(page - 1), next: pageLink(page + 1), capped: matches.count >= Self.scanLimit))
     }

@@ -15,12 +15,12 @@ struct RecordRow: Sendable {
     let flag: String
     let flagged: Bool
 
-    init(_ r: ClinicalRecord) {
+    init(_ r: ClinicalRecord, name shown: String? = nil, also: String? = nil) {
         let details = RecordDetails(record: r)
-        name = r.displayName
+        name = shown ?? r.displayName
         link = RecordPageRoutes.link(r.identity)
         date = PageDates.short(r.clinicalDate)
-        source = r.source.name
+        source = also.map { r.source.name + " · " + $0 } ?? r.source.name
         resource = r.fhirResource.resourceType.rawValue
         value = details.values.first?.text ?? ""
         hasValue = !details.values.isEmpty
