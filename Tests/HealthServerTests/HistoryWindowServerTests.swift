@@ -125,4 +125,24 @@ import Testing
             #expect(Set(answers.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)).count == 1)
         }
     }
+
+    /// A share an app asks for reaches no further back than its reads: immunization cards dated
+    /// before its immunization window are not offered; cards of a type it reads in full are.
+    @Test func cardsAnAppAsksForReachNoFurtherBackThanItsWindow() async throws {
+        let w = try await ServerWorld(.sqlite)
+        try await w.saveCards()
+        let app = try await w.register([.clinical(.immunization), .clinical(.labResult)], name: "Card reader")
+        func offered(_ types: [String]) async throws -> Int {
+            try await w.consent.offeredCards(for: VerifiableRecordRequest(appID: app.appID, recordTypes: types)).count
+        }
+        #expect(try await offered([Fixtures.immunizationCard]) == 2, "no grant: the person's pick alone")
+        // The cards are dated 1,157 and 1,127 days before the world's clock.
+        try await w.consent.decide(appID: app.appID, AuthorizationDecision(allow: [.clinical(.immunization)], history: .days(1150)!))
+        #expect(try await offered([Fixtures.immunizationCard]) == 1)
+        try await w.consent.decide(appID: app.appID, AuthorizationDecision(allow: [.clinical(.immunization)], history: .days(365)!))
+        #expect(try await offered([Fixtures.immunizationCard]) == 0)
+        #expect(try await offered([Fixtures.laboratoryCard]) == 1, "lab results are not windowed")
+        try await w.consent.decide(appID: app.appID, AuthorizationDecision(allow: [.clinical(.immunization)], history: .days(1200)!))
+        #expect(try await offered([Fixtures.immunizationCard]) == 2)
+    }
 }

@@ -1,3 +1,4 @@
+import ClinicalRecords
 import Crypto
 import Foundation
 
@@ -159,7 +160,32 @@ public struct ConsentManager: Sendable {
     /// relevant date in the interval.
     public func offeredCards(for request: VerifiableRecordRequest) async throws -> [StoredVerifiableRecord] {
         _ = try await app(request.appID)
-        return try await store.verifiableRecords(request.query)
+        let cards = try await store.verifiableRecords(request.query)
+        // A card of a type the app reads through a history window is offered only when it is
+        // dated inside the window: a share the app asks for reaches no further back than its
+        // reads do. (Cards of other types are the person's pick alone.)
+        let now = store.clock.now
+        var since: [ClinicalType: Date] = [:]
+        for g in try await store.grants(appID: request.appID) where g.decision == .allowed {
+            if case .clinical(let t) = g.type, let date = g.history.earliestDate(at: now) { since[t] = date }
+        }
+        guard !since.isEmpty else { return cards }
+        return cards.filter { card in
+            let limits = card.record.recordTypes.compactMap(Self.clinicalType(ofCardType:)).compactMap { since[$0] }
+            guard let latest = limits.max() else { return true }
+            guard let date = card.record.relevantDate else { return false }
+            return date >= latest
+        }
+    }
+
+    /// The clinical type a card's record type is about (`…#immunization`, `…#laboratory`).
+    static func clinicalType(ofCardType type: String) -> ClinicalType? {
+        guard let fragment = type.split(separator: "#").last else { return nil }
+        switch fragment {
+        case "immunization": return .immunization
+        case "laboratory": return .labResult
+        default: return nil
+        }
     }
 
     /// Shares the cards the person picked from a request, once: returns the one-time token the
