@@ -97,9 +97,9 @@ import Testing
         }
     }
 
-    /// The medication list page: a statement from one provider and an order from another for the
-    /// same RxNorm code are one line naming both; a stopped one is listed apart.
-    @Test func theMedicationsPageListsEachMedicationOnce() async throws {
+    /// One medication (amlodipine) as a clinic's statement and a pharmacy's order, and a stopped
+    /// Ibuprofen order known by name only.
+    static func medicationWorld() async throws -> ServerWorld {
         let w = try await ServerWorld(.sqlite)
         let code = #"{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"197361","display":"amlodipine 5 MG Oral Tablet"}]}"#
         try await w.importResources([#"{"resourceType":"MedicationStatement","id":"s1","status":"active","medicationCodeableConcept":\#(code),"effectiveDateTime":"2020-01-01"}"#], source: "clinic")
@@ -107,6 +107,13 @@ import Testing
             #"{"resourceType":"MedicationRequest","id":"r1","status":"active","intent":"order","medicationCodeableConcept":\#(code),"authoredOn":"2021-03-04"}"#,
             #"{"resourceType":"MedicationRequest","id":"r2","status":"stopped","intent":"order","medicationCodeableConcept":{"text":"Ibuprofen"},"authoredOn":"2019-05-06"}"#,
         ], source: "pharmacy")
+        return w
+    }
+
+    /// The medication list page: a statement from one provider and an order from another for the
+    /// same RxNorm code are one line naming both; a stopped one is listed apart.
+    @Test func theMedicationsPageListsEachMedicationOnce() async throws {
+        let w = try await Self.medicationWorld()
         try await w.test { client in
             let cookie = try await client.signIn()
             let html = try await client.page("/medication-list", cookie: cookie).html
@@ -139,13 +146,7 @@ import Testing
     /// line (its newest record, saying how many there are), named as the person named it;
     /// archived ones are left out.
     @Test func theTimelineShowsOneLinePerMedication() async throws {
-        let w = try await ServerWorld(.sqlite)
-        let code = #"{"coding":[{"system":"http://www.nlm.nih.gov/research/umls/rxnorm","code":"197361","display":"amlodipine 5 MG Oral Tablet"}]}"#
-        try await w.importResources([#"{"resourceType":"MedicationStatement","id":"s1","status":"active","medicationCodeableConcept":\#(code),"effectiveDateTime":"2020-01-01"}"#], source: "clinic")
-        try await w.importResources([
-            #"{"resourceType":"MedicationRequest","id":"r1","status":"active","intent":"order","medicationCodeableConcept":\#(code),"authoredOn":"2021-03-04"}"#,
-            #"{"resourceType":"MedicationRequest","id":"r2","status":"stopped","intent":"order","medicationCodeableConcept":{"text":"Ibuprofen"},"authoredOn":"2019-05-06"}"#,
-        ], source: "pharmacy")
+        let w = try await Self.medicationWorld()
         let ibuprofen = try #require(try await w.store.annotatedMedications().first { $0.entry.name == "Ibuprofen" }).entry.id
         let amlodipine = try #require(try await w.store.annotatedMedications().first { $0.entry.rxNormCodes == ["197361"] }).entry.id
         try await w.store.saveMedicationNote(MedicationNote(nickname: "Blood pressure pill"), for: amlodipine)
