@@ -499,7 +499,7 @@ def main():
         if a.fhircheck:
             # A second peer on the same token: pyfhircheck's read-only REST pack (issue 30).
             p = subprocess.run([a.fhircheck, os.path.join(ROOT, "Scripts", "fhir-conformance.py"), "--fhir", fhir_base,
-                                "--token", smart.server.auth.access_token, "--type", "Observation", "--id", ids[0]],
+                                "--token=" + smart.server.auth.access_token, "--type", "Observation", "--id=" + ids[0]],
                                capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
                 raise Failure("pyfhircheck's base-r4 pack failed: " + (p.stdout + p.stderr)[-2000:])
