@@ -236,10 +236,15 @@ struct RecordBatches {
     /// Keeps the replaced bytes as versions, then writes the new ones.
     private func update(_ updates: [(Item, Int64, Int64)]) async throws {
         let w = writer
-        var versions = w.sql("INSERT INTO resource_version (")
-        versions += versions.personColumn + "resource_row, anchor, replaced_date, digest, data) SELECT " + versions.personColumn + "id, anchor, "
-        versions += versions.bind(now) + ", digest, data FROM resource WHERE " + versions.scope() + " AND id IN (" + versions.list(updates.map(\.1)) + ")"
-        try await w.session.run(versions)
+        // The replaced bytes are read and written back as values, not copied by INSERT … SELECT:
+        // Citus cannot keep an INSERT … SELECT into a table with an identity column to one
+        // shard (docs/scaling.md, "Checked on a cluster").
+        var replaced = w.sql("SELECT id, anchor, digest, data FROM resource WHERE ")
+        replaced += replaced.scope() + " AND id IN (" + replaced.list(updates.map(\.1)) + ")"
+        let versions = try await w.session.rows(replaced).map { row -> [SQLValue] in
+            [.int(try row.int(0)), .int(try row.int(1)), .double(now), .blob(try row.data(2)), .blob(try row.data(3))]
+        }
+        try await w.insert("INSERT INTO resource_version (resource_row, anchor, replaced_date, digest, data) VALUES ", versions)
         for start in stride(from: 0, to: updates.count, by: w.dialect.rowsPerStatement) {
             var q = w.sql("WITH u (id, clinical_type, category, display_name, fhir_version, source_url, clinical_date, clinical_date_text, anchor, digest, data) AS (VALUES ")
             var rows: [String] = []

@@ -68,8 +68,15 @@ final class ConsentWorld: Sendable {
     func importResources(_ resources: [String], source: String = "clinic") async throws {
         let path = try dir.write("in/\(UUID().uuidString).json", Make.bundle(resources))
         let report = await RecordImporter(store: store, options: .init(source: RecordSource(identifier: source))).importPaths([path])
-        precondition(report.failed == 0, "\(report.files.compactMap(\.error))")
+        // A store error fails the one test, not the whole run.
+        guard report.failed == 0 else { throw ImportFailed(errors: report.files.compactMap(\.error).map { "\($0)" }) }
         advance()
+    }
+
+    /// The files an import could not store, with why.
+    struct ImportFailed: Error, CustomStringConvertible {
+        let errors: [String]
+        var description: String { "the import failed: " + errors.joined(separator: "; ") }
     }
 }
 

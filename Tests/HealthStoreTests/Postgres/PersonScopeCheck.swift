@@ -1,4 +1,5 @@
 import Foundation
+@testable import HealthStorePostgres
 
 /// Decides whether a PostgreSQL statement reaches the rows of one person only: the property
 /// that lets the schema be distributed by `person_id` (docs/scaling.md), since a statement
@@ -31,12 +32,10 @@ import Foundation
 /// it cannot tell which value is bound: the caller checks that the placeholder in
 /// ``Report/parameters`` holds the store's person.
 enum PersonScopeCheck {
-    /// The tables keyed by `person_id`: all of the schema but `schema_migrations`.
-    static let personTables: Set<String> = [
-        "person", "source", "resource", "resource_version", "tombstone", "quantity_sample", "quantity_sample_tombstone",
-        "verifiable_record", "app", "read_grant", "audit_entry", "card_share", "store_key", "anchor_secret",
-        "hosted_link", "hosted_link_file", "hosted_link_location", "hosted_link_access",
-    ]
+    /// The tables keyed by `person_id`: all of the schema but `schema_migrations` (the list
+    /// the engine removes a person by, and `person`; CitusDistributionTests holds it to the
+    /// schema and to the Citus distribution file).
+    static let personTables: Set<String> = Set(PostgresSchema.personTables + ["person"])
 
     /// What one check found.
     struct Report: Equatable, Sendable {

@@ -124,6 +124,33 @@ struct PersonScopedStatementTests {
         let token = try await consent.shareCards(request, picked: offered.map(\.identifier))
         _ = try await app.takeSharedCards(token: token)
         _ = try await consent.shareCards(request, picked: [])
+        // Credentials, medication picks and notes, settings and provider connections.
+        let now = Date()
+        let credential = StoredCredential(
+            kind: .accessToken, digest: Data("digest".utf8), appID: creds.appID, family: Data("family".utf8), expires: now.addingTimeInterval(60), details: Data())
+        _ = try await store.insertCredential(credential)
+        _ = try await store.credential(.accessToken, digest: credential.digest)
+        _ = try await store.useCredential(.accessToken, digest: credential.digest)
+        _ = try await store.deleteCredential(.accessToken, digest: credential.digest)
+        _ = try await store.deleteCredentials(family: credential.family)
+        _ = try await store.deleteCredentials(appID: creds.appID)
+        _ = try await store.deleteCredentials(expiredBefore: now)
+        try await store.saveMedicationChoice(appID: creds.appID, entries: ["m1"])
+        _ = try await store.medicationChoice(appID: creds.appID)
+        try await store.saveMedicationNote(MedicationNote(nickname: "Blue pill"), for: "m1")
+        _ = try await store.medicationNotes()
+        try await store.saveSetting("access-review", value: "90 on")
+        _ = try await store.setting("access-review")
+        _ = try await store.oldestConfirmation()
+        let provider = ProviderConnection(
+            id: "clinic", name: "Clinic", fhirBase: "https://fhir.example.org/r4", clientID: "c", client: .secret("s"), scope: "patient/*.rs",
+            access: .signIn, allowLoopback: false, added: now)
+        try await store.saveProvider(provider)
+        try await store.saveFinishedSync(provider)
+        try await store.saveSyncCheckpoint(Data("{}".utf8), providerID: "clinic")
+        _ = try await store.syncCheckpoint(providerID: "clinic")
+        _ = try await store.providers()
+        _ = try await store.provider(id: "clinic")
         _ = try await consent.revoke(appID: creds.appID)
 
         _ = try await store.delete(source: "clinic", resourceType: .observation, identifier: "o2")
@@ -134,7 +161,6 @@ struct PersonScopedStatementTests {
         _ = try await store.saveVerifiableRecords([(card, .verified(trusted: true))])
 
         // Hosted links: every read and write of them, left in place for the re-sealing.
-        let now = Date()
         for (handle, longTerm) in [("aaaaaaaaaaaaaaaa", true), ("bbbbbbbbbbbbbbbb", false)] {
             let link = HostedLink(
                 handle: handle, longTerm: longTerm, passcode: !longTerm, direct: false, label: "l", content: HostedLinkContent(summary: true), created: now,
