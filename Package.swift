@@ -22,7 +22,9 @@ let package = Package(
         .library(name: "SampleSignatures", targets: ["SampleSignatures"]),
         .library(name: "QRCode", targets: ["QRCode"]),
         .library(name: "CardScanning", targets: ["CardScanning"]),
+        .library(name: "CBOR", targets: ["CBOR"]),
         .library(name: "DigitalCovidCertificates", targets: ["DigitalCovidCertificates"]),
+        .library(name: "WebAuthn", targets: ["WebAuthn"]),
         .library(name: "HealthStoreCore", targets: ["HealthStoreCore"]),
         .library(name: "HealthStoreSQLite", targets: ["HealthStoreSQLite"]),
         .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
@@ -107,11 +109,24 @@ let package = Package(
         ),
         .target(name: "QRCode", dependencies: ["Deflate"], swiftSettings: strict),
         .target(name: "CardScanning", dependencies: ["VerifiableRecords", "SmartHealthCards", "QRCode", "ByteEncodings"], swiftSettings: strict),
-        // EU Digital COVID Certificates (HCERT): base45, CBOR, COSE_Sign1, CWT, the DCC schema, DSC trust lists.
+        // CBOR (RFC 8949): a strict reader with limits and a preferred-form writer.
+        .target(name: "CBOR", swiftSettings: strict),
+        // WebAuthn relying-party checks: client data, authenticator data, COSE keys (ES256,
+        // RS256) and signatures, for passkey enrolment and sign-in.
+        .target(
+            name: "WebAuthn",
+            dependencies: [
+                "CBOR", "ByteEncodings",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        // EU Digital COVID Certificates (HCERT): base45, COSE_Sign1, CWT, the DCC schema, DSC trust lists.
         .target(
             name: "DigitalCovidCertificates",
             dependencies: [
-                "VerifiableRecords", "FHIR", "Deflate", "JOSE",
+                "CBOR", "VerifiableRecords", "FHIR", "Deflate", "JOSE",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -240,7 +255,7 @@ let package = Package(
             dependencies: [
                 "VerifiableRecords", "HealthSharing", "SmartHealthLinks", "PatientSummary", "CMalloc", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "HealthVocabulary",
                 "SampleSignatures", "SmartHealthCards", "QRCode", "CardScanning", "HealthServer", "OutboundHTTP", "ByteEncodings", "JOSE",
-                "ProviderSync", "SMARTAuthorization", "DigitalCovidCertificates", "HealthArchive",
+                "ProviderSync", "SMARTAuthorization", "CBOR", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -294,9 +309,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "WebAuthnTests",
+            dependencies: [
+                "WebAuthn", "CBOR", "ByteEncodings", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "DigitalCovidCertificatesTests",
             dependencies: [
-                "DigitalCovidCertificates", "SmartHealthCards", "QRCode", "FHIR", "Deflate", "TestSupport",
+                "CBOR", "DigitalCovidCertificates", "SmartHealthCards", "QRCode", "FHIR", "Deflate", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
@@ -378,7 +401,7 @@ let package = Package(
             name: "HealthServerTests",
             dependencies: [
                 "LoopbackHTTP", "SmartHealthLinks", "HealthSharing", "VerifiableRecords", "HealthServer", "ProviderSync", "QRCode", "Deflate", "HealthStoreCore", "HealthStoreSQLite", "HealthStorePostgres", "HealthImport", "FHIR", "ClinicalRecords", "SmartHealthCards",
-                "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "DigitalCovidCertificates", "HealthArchive",
+                "TestSupport", "OutboundHTTP", "NetworkAddresses", "SMARTAuthorization", "ByteEncodings", "CBOR", "DigitalCovidCertificates", "HealthArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), "CardScanning",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -32,12 +32,15 @@ let package = Package(
         .executableTarget(name: "FuzzSampleContent", dependencies: [.product(name: "SampleSignatures", package: "HealthRecords")], path: "Sources/FuzzSampleContent"),
         .executableTarget(name: "FuzzBase45", dependencies: [.product(name: "DigitalCovidCertificates", package: "HealthRecords")], path: "Sources/FuzzBase45"),
         .executableTarget(name: "FuzzCBOR", dependencies: [
-            .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
+            .product(name: "CBOR", package: "HealthRecords"), .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "FHIR", package: "HealthRecords"),
         ], path: "Sources/FuzzCBOR"),
         .executableTarget(name: "FuzzCOSE", dependencies: [
-            .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "VerifiableRecords", package: "HealthRecords"),
+            .product(name: "CBOR", package: "HealthRecords"), .product(name: "DigitalCovidCertificates", package: "HealthRecords"), .product(name: "VerifiableRecords", package: "HealthRecords"),
             .product(name: "FHIR", package: "HealthRecords"),
         ], path: "Sources/FuzzCOSE"),
         .executableTarget(name: "FuzzSHL", dependencies: [.product(name: "SmartHealthLinks", package: "HealthRecords")], path: "Sources/FuzzSHL"),
+        .executableTarget(name: "FuzzWebAuthn", dependencies: [
+            .product(name: "WebAuthn", package: "HealthRecords"), .product(name: "CBOR", package: "HealthRecords"),
+        ], path: "Sources/FuzzWebAuthn"),
     ]
 )

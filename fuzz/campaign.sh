@@ -11,7 +11,7 @@ cd "$here"
 runs="${1:-10000000}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzJPEG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify FuzzP256 FuzzBase45 FuzzCBOR FuzzCOSE)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzJSON FuzzPNG FuzzJPEG FuzzSampleContent FuzzFHIR FuzzJWS FuzzCMS FuzzInflate FuzzQRText FuzzQRDecode FuzzSHCVerify FuzzP256 FuzzBase45 FuzzCBOR FuzzCOSE FuzzWebAuthn)
 # Seeds are made once; two campaigns may run side by side on different targets.
 [ -d "$here/.seeds/FuzzCOSE" ] || "$here/seed.sh" >/dev/null
 bin="$(swift build --scratch-path "$here/.build-fuzz-release" -c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer --show-bin-path)"

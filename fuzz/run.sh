@@ -13,7 +13,7 @@ seconds="${2:-60}"
 shift $(( $# > 2 ? 2 : $# )) || true
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
-targets=(FuzzJSON FuzzFHIR FuzzJWS FuzzSHCVerify FuzzQRText FuzzInflate FuzzCMS FuzzSampleContent FuzzPNG FuzzJPEG FuzzQRDecode FuzzP256 FuzzSMART FuzzBase45 FuzzCBOR FuzzCOSE FuzzSHL)
+targets=(FuzzJSON FuzzFHIR FuzzJWS FuzzSHCVerify FuzzQRText FuzzInflate FuzzCMS FuzzSampleContent FuzzPNG FuzzJPEG FuzzQRDecode FuzzP256 FuzzSMART FuzzBase45 FuzzCBOR FuzzCOSE FuzzSHL FuzzWebAuthn)
 [ "$target" = "all" ] || targets=("$target")
 
 "$here/seed.sh" >/dev/null || { echo "seed.sh failed" >&2; exit 2; }

@@ -5,7 +5,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 shared="$here/../../shared"
 seeds="$here/.seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzJPEG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE,FuzzSHL}
+mkdir -p "$seeds"/{FuzzJSON,FuzzFHIR,FuzzJWS,FuzzSHCVerify,FuzzQRText,FuzzInflate,FuzzCMS,FuzzSampleContent,FuzzPNG,FuzzJPEG,FuzzQRDecode,FuzzP256,FuzzBase45,FuzzCBOR,FuzzCOSE,FuzzSHL,FuzzWebAuthn}
 n=0
 for f in "$shared"/data/fhir/r4-examples/*.json; do
   [ $((n % 4)) -eq 0 ] && cp "$f" "$seeds/FuzzJSON/" && cp "$f" "$seeds/FuzzFHIR/"
@@ -80,3 +80,14 @@ for f in "$shared"/vectors/shl/*-shl.txt; do { printf '\x00'; cat "$f"; } > "$se
 for f in "$shared"/vectors/shl/shl-payload-*.json; do { printf '\x01'; cat "$f"; } > "$seeds/FuzzSHL/payload-$(basename "$f")"; done
 for f in "$shared"/vectors/shl/*-enc.txt; do { printf '\x02'; cat "$f"; } > "$seeds/FuzzSHL/jwe-$(basename "$f")"; done
 { printf '\x03'; cat "$shared"/vectors/shl/shl-manifest-1.json; } > "$seeds/FuzzSHL/manifest-1.json"
+# WebAuthn: the specification's test vectors (the repository's fixture), each byte string behind
+# the selector byte of the layer that reads it.
+python3 - "$here/../Tests/Fixtures/webauthn/w3c-test-vectors.json" "$seeds/FuzzWebAuthn" <<'PY'
+import json, sys
+vectors = json.load(open(sys.argv[1]))
+for name, v in vectors.items():
+    for selector, value in [(0, v["registration"]["attestationObject"]), (2, v["registration"]["clientDataJSON"]),
+                            (1, v["authentication"]["authenticatorData"]), (4, v["authentication"]["authenticatorData"] + v["authentication"]["signature"])]:
+        open(f"{sys.argv[2]}/{name}-{selector}", "wb").write(bytes([selector]) + bytes.fromhex(value))
+PY
+

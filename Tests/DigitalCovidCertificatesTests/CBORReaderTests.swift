@@ -1,3 +1,4 @@
+import CBOR
 import Testing
 
 @testable import DigitalCovidCertificates

@@ -1,3 +1,4 @@
+import CBOR
 import Foundation
 import Testing
 import TestSupport

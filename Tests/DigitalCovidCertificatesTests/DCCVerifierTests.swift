@@ -1,3 +1,4 @@
+import CBOR
 import Deflate
 import Foundation
 import SmartHealthCards

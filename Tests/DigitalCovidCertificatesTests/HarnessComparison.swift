@@ -1,3 +1,4 @@
+import CBOR
 import FHIR
 import Foundation
 

@@ -1,3 +1,4 @@
+import CBOR
 import Crypto
 import FHIR
 import Foundation

@@ -1,3 +1,4 @@
+import CBOR
 import CardScanning
 import Crypto
 import DigitalCovidCertificates

@@ -1,3 +1,5 @@
+import CBOR
+
 /// A COSE_Sign1 message (RFC 9052 §4.2): the signed envelope of a DCC.
 ///
 /// Read as the member states' harness reads it: tag 18, untagged, or tag 18 inside the CWT

@@ -1,3 +1,4 @@
+import CBOR
 import Foundation
 
 /// The CBOR Web Token claims of an HCERT (RFC 8392; the eHN HCERT specification §2.6).

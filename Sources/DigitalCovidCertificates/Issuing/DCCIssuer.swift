@@ -1,3 +1,4 @@
+import CBOR
 import Crypto
 import Deflate
 import Foundation

@@ -1,3 +1,5 @@
+import CBOR
+
 /// What a DCC certifies: the one group its payload holds.
 public enum DCCKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// `v`: a vaccination.

@@ -1,3 +1,5 @@
+import CBOR
+
 /// The one-line name of a DCC's entry, as the Health app lists it: what it certifies, named
 /// from the EU value sets' displays where the code is a common one.
 enum DCCItemName {

@@ -1,3 +1,5 @@
+import CBOR
+
 /// CBOR date-time tags (0: RFC 3339 text, 1: epoch seconds) as the harness's cbor2 5.x
 /// decodes them, and the text its object hook makes of them
 /// (`astimezone(utc).strftime("%Y-%m-%dT%H:%M:%SZ")`).

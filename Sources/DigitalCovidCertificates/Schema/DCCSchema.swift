@@ -1,3 +1,5 @@
+import CBOR
+
 /// The EU DCC JSON schema, encoded in Swift, with exactly the verdicts the member states' test
 /// harness (dgc-testdata `test_cose_schema`) reaches with Python `jsonschema`: the release its
 /// `ver` names (1.0.0, 1.0.1, 1.1.0, 1.2.0, 1.2.1, 1.3.0; 1.3.0 for any other), `format` not

@@ -1,3 +1,5 @@
+import CBOR
+
 /// Date-time and bignum tags that the harness's cbor2 refuses: there the harness fails before
 /// the schema is ever applied, so such a payload is invalid wherever the tag sits.
 enum DCCSchemaDecodability {

@@ -1,3 +1,5 @@
+import CBOR
+
 /// Paths in the `v[0].dn` form that ``DCCSchemaViolation`` uses.
 enum DCCSchemaPath {
     static func member(_ base: String, _ key: String) -> String {

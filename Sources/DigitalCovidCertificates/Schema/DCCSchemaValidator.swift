@@ -1,3 +1,5 @@
+import CBOR
+
 /// Applies one release's rules to a payload, collecting a violation for each error Python
 /// `jsonschema` reports there (a missing required key is reported at the key's own path).
 struct DCCSchemaValidator {

@@ -1,3 +1,5 @@
+import CBOR
+
 /// The eHealth Network's value sets for the coded fields of a DCC. A code they do not list is
 /// worth a warning, never an error: the sets grow (new vaccines, new test devices), and the
 /// schema itself only asks for text.

@@ -1,3 +1,5 @@
+import CBOR
+
 /// A CBOR item as the member states' harness hands it to Python `jsonschema`: decoded by
 /// cbor2 5.x, with an object hook that turns date-time values in maps into text.
 ///

@@ -1,3 +1,4 @@
+import CBOR
 import VerifiableRecords
 
 /// The codes of DCC verification; documented in `docs/verification-codes.md`.

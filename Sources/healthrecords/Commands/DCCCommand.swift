@@ -1,4 +1,5 @@
 import ArgumentParser
+import CBOR
 import DigitalCovidCertificates
 import FHIR
 import Foundation

@@ -1,3 +1,4 @@
+import CBOR
 import DigitalCovidCertificates
 import FHIR
 

@@ -7,7 +7,9 @@ public enum CBORWriter {
         return out
     }
 
-    static func head(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
+    /// Appends the head of an item: its major type and its argument (a length, a count or a
+    /// value) in the shortest form, e.g. to write a byte string whose bytes follow.
+    public static func head(_ major: UInt8, _ argument: UInt64, into out: inout [UInt8]) {
         let m = major << 5
         switch argument {
         case 0..<24: out.append(m | UInt8(argument))

@@ -41,7 +41,7 @@ public struct CBORReader {
 
     /// Decodes the first item of `bytes` and says where it ends; for callers that need an
     /// item's exact encoded bytes (a COSE protected header is signed as encoded).
-    static func decodePrefix(_ raw: UnsafeRawBufferPointer, limits: Limits = .default) throws(CBORError) -> (CBORValue, end: Int) {
+    public static func decodePrefix(_ raw: UnsafeRawBufferPointer, limits: Limits = .default) throws(CBORError) -> (CBORValue, end: Int) {
         var reader = Cursor(bytes: raw, limits: limits)
         let value = try reader.item(depth: 0)
         return (value, reader.offset)
