@@ -41,7 +41,9 @@ INSERT INTO person_table (name) VALUES
     ('hosted_link_access'),
     ('medication_choice'),
     ('medication_note'),
-    ('person_setting');
+    ('person_setting'),
+    ('passkey'),
+    ('recovery_code');
     -- distribution: end
 
 SELECT create_distributed_table(name, 'person_id', colocate_with => CASE WHEN name = 'person' THEN 'none' ELSE 'person' END)

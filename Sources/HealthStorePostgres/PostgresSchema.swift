@@ -18,6 +18,7 @@ import HealthStoreCore
 ///   each person's secret for the anchors apps see.
 /// - `v7-credentials` … `v9-providers`: as SQLite's `v8` … `v10`.
 /// - `v10-tombstones-by-source`: tombstones indexed by source.
+/// - `v11` … `v13`: as SQLite's `v12` … `v14`; `v14-passkeys`: as SQLite's `v15-passkeys`.
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -366,11 +367,29 @@ enum PostgresSchema {
                 PRIMARY KEY (person_id, entry_key)
             );
             """),
+        Migration(name: "v14-passkeys", sql: """
+            CREATE TABLE passkey (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                credential_id bytea NOT NULL,
+                public_key bytea NOT NULL,
+                sign_count bigint NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+                name bytea NOT NULL,
+                created double precision NOT NULL,
+                last_used double precision,
+                backup_eligible bigint NOT NULL,
+                PRIMARY KEY (person_id, credential_id)
+            );
+            CREATE TABLE recovery_code (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                digest bytea NOT NULL,
+                PRIMARY KEY (person_id, digest)
+            );
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "person_setting", "medication_note", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "recovery_code", "passkey", "person_setting", "medication_note", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

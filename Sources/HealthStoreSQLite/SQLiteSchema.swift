@@ -32,7 +32,7 @@ import HealthStoreCore
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v14-history-windows"
+    static let latestMigration = "v15-passkeys"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -428,6 +428,24 @@ enum SQLiteSchema {
                 );
                 UPDATE resource SET clinical_type = 'medication', category = 'medication' WHERE resource_type = 'MedicationAdministration';
                 CREATE TABLE medication_note (entry_key BLOB PRIMARY KEY, details BLOB NOT NULL);
+                """)
+        })
+        m.append(Migration(name: "v15-passkeys") { db in
+            // The person's passkeys: a credential id and public key are random and public by
+            // design, so they stay in the clear (a sign-in looks its passkey up by id); the
+            // person's name for it is sealed. Recovery codes are kept as digests, each deleted
+            // when used.
+            try db.execute("""
+                CREATE TABLE passkey (
+                    credential_id BLOB PRIMARY KEY,
+                    public_key BLOB NOT NULL,
+                    sign_count INTEGER NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+                    name BLOB NOT NULL,
+                    created REAL NOT NULL,
+                    last_used REAL,
+                    backup_eligible INTEGER NOT NULL
+                );
+                CREATE TABLE recovery_code (digest BLOB PRIMARY KEY);
                 """)
         })
         return m

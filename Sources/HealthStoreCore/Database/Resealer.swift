@@ -65,6 +65,11 @@ struct Resealer {
             q += q.bind(MedicationNoteCoding.key(entryID, new)) + ", details = " + q.bind(try new.seal(details))
             try await update(w, q, key: "entry_key", .blob(try row.data(0)))
         }
+        for row in try await rows(w, "SELECT credential_id, name FROM passkey") {
+            var q = w.sql("UPDATE passkey SET name = ")
+            q += q.bind(try reseal(try row.data(1)))
+            try await update(w, q, key: "credential_id", .blob(try row.data(0)))
+        }
         for row in try await rows(w, "SELECT app_id, entries FROM medication_choice") {
             var q = w.sql("UPDATE medication_choice SET entries = ")
             q += q.bind(try reseal(try row.data(1)))
