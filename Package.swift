@@ -238,7 +238,7 @@ let package = Package(
             name: "HealthServer",
             dependencies: [
                 "PatientSummary", "HealthSharing", "SmartHealthLinks", "VerifiableRecords", "FHIR", "ClinicalRecords", "HealthStoreCore", "HealthVocabulary", "SmartHealthCards", "OutboundHTTP", "NetworkAddresses", "ByteEncodings",
-                "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport", "HealthArchive",
+                "SMARTAuthorization", "ProviderSync", "DigitalCovidCertificates", "CardScanning", "HealthImport", "HealthArchive", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -260,7 +260,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "CBOR", "ByteEncodings", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/TestSupport", swiftSettings: strict),
         // A real HTTP/1.1 server on loopback answering from a closure, for the provider-sync and
         // sharing tests.
         .target(

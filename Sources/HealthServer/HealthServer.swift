@@ -153,6 +153,10 @@ public struct HealthServer: Sendable {
             .register(on: signedIn)
         ExportRoutes(store: store).register(on: signedIn)
         LinkPageRoutes(store: store, address: address, pages: pages, passcodeCost: configuration.linkPasscodeCost).register(on: signedIn)
+        PasskeyRoutes(
+            ceremonies: PasskeyCeremonies(store: store, clock: store.clock, address: address), person: person, failures: authorization.failures, pages: pages,
+            bodyLimit: limits.maxBodyBytes
+        ).register(on: router, signedIn: signedIn)
         return router
     }
 

@@ -14,9 +14,11 @@ public struct RelyingParty: Sendable, Hashable {
 
     /// A relying party for pages served at `publicURL`.
     ///
-    /// - Returns: `nil` when the URL has no scheme or host.
+    /// - Returns: `nil` when the URL has no scheme or host, or its host is an IP address
+    ///   (browsers take only a domain as an RP ID; `localhost` is one).
     public init?(publicURL: URL, requiresUserVerification: Bool = true) {
         guard let scheme = publicURL.scheme?.lowercased(), let host = publicURL.host?.lowercased(), !host.isEmpty else { return nil }
+        guard !host.contains(":"), !host.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
         let port = publicURL.port.flatMap { $0 == defaultPort ? nil : $0 }
         self.init(id: host, origin: scheme + "://" + host + (port.map { ":\($0)" } ?? ""), requiresUserVerification: requiresUserVerification)

@@ -3,6 +3,7 @@ import CBOR
 import Crypto
 import CryptoExtras
 import Foundation
+import TestSupport
 import Testing
 import WebAuthn
 
@@ -13,89 +14,19 @@ import WebAuthn
 @Suite struct CeremonyTests {
     static let party = RelyingParty(publicURL: URL(string: "https://health.example:8443/")!)!
 
-    /// A credential on a software authenticator.
-    struct Authenticator {
-        enum Key { case es256(P256.Signing.PrivateKey), rs256(_RSA.Signing.PrivateKey) }
-        let key: Key
-        let credentialID: [UInt8] = Array((0..<32).map { _ in UInt8.random(in: 0...255) })
-        var counter: UInt32 = 0
-        var flags: UInt8 = 0x01 | 0x04  // UP, UV
-
-        /// The public key as COSE_Key bytes.
-        let cose: [UInt8]
-
-        init(_ key: Key) throws {
-            self.key = key
-            cose = try Self.encode(key)
-        }
-
-        static func encode(_ key: Key) throws -> [UInt8] {
-            switch key {
-            case .es256(let k):
-                let raw = Array(k.publicKey.rawRepresentation)
-                return CBORWriter.encode(.map([
-                    .init(.unsigned(1), .unsigned(2)), .init(.unsigned(3), .integer(-7)), .init(.integer(-1), .unsigned(1)),
-                    .init(.integer(-2), .bytes(Array(raw[0..<32]))), .init(.integer(-3), .bytes(Array(raw[32..<64]))),
-                ]))
-            case .rs256(let k):
-                let p = try k.publicKey.getKeyPrimitives()
-                return CBORWriter.encode(.map([
-                    .init(.unsigned(1), .unsigned(3)), .init(.unsigned(3), .integer(-257)), .init(.integer(-1), .bytes(Array(p.modulus))),
-                    .init(.integer(-2), .bytes(Array(p.publicExponent))),
-                ]))
-            }
-        }
-
-        func sign(_ message: [UInt8]) throws -> [UInt8] {
-            switch key {
-            case .es256(let k): Array(try k.signature(for: message).derRepresentation)
-            case .rs256(let k): Array(try k.signature(for: message, padding: .insecurePKCS1v1_5).rawRepresentation)
-            }
-        }
-
-        func authenticatorData(rpID: String, attested: Bool) -> [UInt8] {
-            var out = Array(SHA256.hash(data: Array(rpID.utf8)))
-            out.append(flags | (attested ? 0x40 : 0))
-            out += withUnsafeBytes(of: counter.bigEndian, Array.init)
-            if attested { out += [UInt8](repeating: 0, count: 16) + [0, UInt8(credentialID.count)] + credentialID + cose }
-            return out
-        }
-
-        static func clientData(_ type: String, _ challenge: [UInt8], origin: String, extra: String = "") -> [UInt8] {
-            Array(#"{"type":"\#(type)","challenge":"\#(Base64URL.encode(challenge))","origin":"\#(origin)","crossOrigin":false\#(extra)}"#.utf8)
-        }
-
-        /// A `none` registration.
-        func register(_ challenge: [UInt8], origin: String = CeremonyTests.party.origin, rpID: String = CeremonyTests.party.id) -> (client: [UInt8], object: [UInt8]) {
-            let object = CBORWriter.encode(.map([
-                .init(.text("fmt"), .text("none")), .init(.text("attStmt"), .map([])),
-                .init(.text("authData"), .bytes(authenticatorData(rpID: rpID, attested: true))),
-            ]))
-            return (Self.clientData("webauthn.create", challenge, origin: origin), object)
-        }
-
-        /// A sign-in: the counter moves on first.
-        mutating func assert(_ challenge: [UInt8], origin: String = CeremonyTests.party.origin, rpID: String = CeremonyTests.party.id) throws -> (client: [UInt8], data: [UInt8], signature: [UInt8]) {
-            counter += 1
-            let client = Self.clientData("webauthn.get", challenge, origin: origin)
-            let data = authenticatorData(rpID: rpID, attested: false)
-            return (client, data, try sign(data + Array(SHA256.hash(data: client))))
-        }
-    }
+    typealias Authenticator = SoftAuthenticator
 
     static func challenge() -> [UInt8] { (0..<32).map { _ in UInt8.random(in: 0...255) } }
 
     static let keys: [String] = ["ES256", "RS256"]
 
-    static func authenticator(_ name: String) throws -> Authenticator {
-        name == "ES256" ? try Authenticator(.es256(P256.Signing.PrivateKey())) : try Authenticator(.rs256(try _RSA.Signing.PrivateKey(keySize: .bits2048)))
-    }
+    static func authenticator(_ name: String) throws -> Authenticator { try SoftAuthenticator.make(name) }
 
     @Test(arguments: keys)
     func registerThenSignInTwice(_ name: String) throws {
         var device = try Self.authenticator(name)
         let challenge = Self.challenge()
-        let r = device.register(challenge)
+        let r = device.register(challenge, origin: Self.party.origin, rpID: Self.party.id)
         let registration = try Self.party.verifyRegistration(clientDataJSON: r.client, attestationObject: r.object, challenge: challenge)
         #expect(registration.credentialID == device.credentialID)
         #expect(registration.publicKey.algorithm == (name == "ES256" ? -7 : -257))
@@ -105,7 +36,7 @@ import WebAuthn
         var count = registration.signCount
         for _ in 0..<2 {
             let c = Self.challenge()
-            let a = try device.assert(c)
+            let a = try device.assert(c, origin: Self.party.origin, rpID: Self.party.id)
             let result = try Self.party.verifyAssertion(
                 credentialID: device.credentialID, clientDataJSON: a.client, authenticatorData: a.data, signature: a.signature, challenge: c,
                 registered: registration.credentialID, publicKey: stored, storedSignCount: count)
@@ -121,27 +52,27 @@ import WebAuthn
         func refuse(_ error: WebAuthnError, _ r: (client: [UInt8], object: [UInt8]), challenge c: [UInt8] = challenge, party: RelyingParty = Self.party) {
             #expect(throws: error) { try party.verifyRegistration(clientDataJSON: r.client, attestationObject: r.object, challenge: c) }
         }
-        refuse(.originMismatch(expected: "https://health.example:8443", found: "https://evil.example"), device.register(challenge, origin: "https://evil.example"))
-        refuse(.originMismatch(expected: "https://health.example:8443", found: "https://health.example"), device.register(challenge, origin: "https://health.example"))
-        refuse(.relyingPartyMismatch, device.register(challenge, rpID: "evil.example"))
-        refuse(.challengeMismatch, device.register(challenge), challenge: Self.challenge())
-        let wrongType = (Authenticator.clientData("webauthn.get", challenge, origin: Self.party.origin), device.register(challenge).object)
+        refuse(.originMismatch(expected: "https://health.example:8443", found: "https://evil.example"), device.register(challenge, origin: "https://evil.example", rpID: Self.party.id))
+        refuse(.originMismatch(expected: "https://health.example:8443", found: "https://health.example"), device.register(challenge, origin: "https://health.example", rpID: Self.party.id))
+        refuse(.relyingPartyMismatch, device.register(challenge, origin: Self.party.origin, rpID: "evil.example"))
+        refuse(.challengeMismatch, device.register(challenge, origin: Self.party.origin, rpID: Self.party.id), challenge: Self.challenge())
+        let wrongType = (Authenticator.clientData("webauthn.get", challenge, origin: Self.party.origin), device.register(challenge, origin: Self.party.origin, rpID: Self.party.id).object)
         refuse(.wrongCeremony(expected: "webauthn.create", found: "webauthn.get"), wrongType)
-        let framed = (Authenticator.clientData("webauthn.create", challenge, origin: Self.party.origin, extra: #","topOrigin":"https://evil.example""#), device.register(challenge).object)
+        let framed = (Authenticator.clientData("webauthn.create", challenge, origin: Self.party.origin, extra: #","topOrigin":"https://evil.example""#), device.register(challenge, origin: Self.party.origin, rpID: Self.party.id).object)
         refuse(.crossOrigin, framed)
         device.flags = 0x01
-        refuse(.userNotVerified, device.register(challenge))
+        refuse(.userNotVerified, device.register(challenge, origin: Self.party.origin, rpID: Self.party.id))
         device.flags = 0x04
-        refuse(.userNotPresent, device.register(challenge))
+        refuse(.userNotPresent, device.register(challenge, origin: Self.party.origin, rpID: Self.party.id))
         device.flags = 0x01 | 0x04 | 0x10
-        refuse(.backupStateWithoutEligibility, device.register(challenge))
+        refuse(.backupStateWithoutEligibility, device.register(challenge, origin: Self.party.origin, rpID: Self.party.id))
     }
 
     @Test(arguments: keys)
     func everyBentSignInIsRefusedForItsReason(_ name: String) throws {
         var device = try Self.authenticator(name)
         let first = Self.challenge()
-        let r = device.register(first)
+        let r = device.register(first, origin: Self.party.origin, rpID: Self.party.id)
         let registration = try Self.party.verifyRegistration(clientDataJSON: r.client, attestationObject: r.object, challenge: first)
         func refuse(
             _ error: WebAuthnError, _ a: (client: [UInt8], data: [UInt8], signature: [UInt8]), challenge c: [UInt8], stored: UInt32 = 0,
@@ -154,27 +85,27 @@ import WebAuthn
             }
         }
         var c = Self.challenge()
-        refuse(.originMismatch(expected: Self.party.origin, found: "https://evil.example"), try device.assert(c, origin: "https://evil.example"), challenge: c)
+        refuse(.originMismatch(expected: Self.party.origin, found: "https://evil.example"), try device.assert(c, origin: "https://evil.example", rpID: Self.party.id), challenge: c)
         c = Self.challenge()
-        refuse(.relyingPartyMismatch, try device.assert(c, rpID: "evil.example"), challenge: c)
+        refuse(.relyingPartyMismatch, try device.assert(c, origin: Self.party.origin, rpID: "evil.example"), challenge: c)
         // A replayed sign-in: the challenge it carries is not the one issued now.
-        let replayed = try device.assert(c)
+        let replayed = try device.assert(c, origin: Self.party.origin, rpID: Self.party.id)
         refuse(.challengeMismatch, replayed, challenge: Self.challenge())
         // The counter must move forward from the stored one.
         c = Self.challenge()
-        let behind = try device.assert(c)
+        let behind = try device.assert(c, origin: Self.party.origin, rpID: Self.party.id)
         refuse(.signCountNotIncreased(stored: device.counter + 5, received: device.counter), behind, challenge: c, stored: device.counter + 5)
         refuse(.signCountNotIncreased(stored: device.counter, received: device.counter), behind, challenge: c, stored: device.counter)
         // Another credential's key, and another credential's id.
         let other = try Self.authenticator(name)
-        let o = other.register(first)
+        let o = other.register(first, origin: Self.party.origin, rpID: Self.party.id)
         let otherKey = try Self.party.verifyRegistration(clientDataJSON: o.client, attestationObject: o.object, challenge: first).publicKey
         c = Self.challenge()
-        refuse(.signatureInvalid, try device.assert(c), challenge: c, key: otherKey)
-        refuse(.credentialMismatch, try device.assert(c), challenge: c, credentialID: other.credentialID)
+        refuse(.signatureInvalid, try device.assert(c, origin: Self.party.origin, rpID: Self.party.id), challenge: c, key: otherKey)
+        refuse(.credentialMismatch, try device.assert(c, origin: Self.party.origin, rpID: Self.party.id), challenge: c, credentialID: other.credentialID)
         // Flipping UV in signed bytes breaks the signature; without UV the ceremony is refused.
         c = Self.challenge()
-        var a = try device.assert(c)
+        var a = try device.assert(c, origin: Self.party.origin, rpID: Self.party.id)
         a.data[32] &= ~0x04
         refuse(.userNotVerified, a, challenge: c)
         a.data[32] |= 0x04
@@ -182,16 +113,16 @@ import WebAuthn
         refuse(.signatureInvalid, a, challenge: c)
         device.flags = 0x01
         c = Self.challenge()
-        refuse(.userNotVerified, try device.assert(c), challenge: c)
+        refuse(.userNotVerified, try device.assert(c, origin: Self.party.origin, rpID: Self.party.id), challenge: c)
         // A registration's client data is not a sign-in's.
         device.flags = 0x05
         c = Self.challenge()
-        var wrong = try device.assert(c)
+        var wrong = try device.assert(c, origin: Self.party.origin, rpID: Self.party.id)
         wrong.client = Authenticator.clientData("webauthn.create", c, origin: Self.party.origin)
         refuse(.wrongCeremony(expected: "webauthn.get", found: "webauthn.create"), wrong, challenge: c)
         // Attested data in a sign-in.
         c = Self.challenge()
-        var attested = try device.assert(c)
+        var attested = try device.assert(c, origin: Self.party.origin, rpID: Self.party.id)
         attested.data = device.authenticatorData(rpID: Self.party.id, attested: true)
         attested.signature = try device.sign(attested.data + Array(SHA256.hash(data: attested.client)))
         refuse(.attestedCredentialData(expected: false), attested, challenge: c)
@@ -202,7 +133,7 @@ import WebAuthn
     @Test func truncatedAndFlippedBytesAreTypedErrors() throws {
         let device = try Self.authenticator("ES256")
         let challenge = Self.challenge()
-        let r = device.register(challenge)
+        let r = device.register(challenge, origin: Self.party.origin, rpID: Self.party.id)
         var refused = 0
         for n in 0..<r.object.count {
             do {
@@ -254,8 +185,11 @@ import WebAuthn
     @Test func theRelyingPartyComesFromThePublicURL() throws {
         let a = try #require(RelyingParty(publicURL: URL(string: "https://Health.Example/records")!))
         #expect(a.id == "health.example" && a.origin == "https://health.example" && a.requiresUserVerification)
-        let b = try #require(RelyingParty(publicURL: URL(string: "http://127.0.0.1:8080")!))
-        #expect(b.id == "127.0.0.1" && b.origin == "http://127.0.0.1:8080")
+        let b = try #require(RelyingParty(publicURL: URL(string: "http://localhost:8080")!))
+        #expect(b.id == "localhost" && b.origin == "http://localhost:8080")
+        // Browsers take no IP address as an RP ID.
+        #expect(RelyingParty(publicURL: URL(string: "http://127.0.0.1:8080")!) == nil)
+        #expect(RelyingParty(publicURL: URL(string: "http://[::1]:8080")!) == nil)
         #expect(RelyingParty(publicURL: URL(string: "/relative")!) == nil)
     }
 }

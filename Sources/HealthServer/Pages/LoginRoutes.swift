@@ -71,7 +71,14 @@ struct LoginRoutes {
     }
 
     private func form(next: String?, error: String?, status: HTTPResponse.Status = .ok) -> Response {
-        renderer.page(LoginPage(next: Self.safeNext(next), error: error), session: nil, status: status)
+        Self.page(renderer, next: next, error: error, status: status)
+    }
+
+    /// The sign-in page: the token form, the passkey button (its script) and the recovery-code form.
+    static func page(_ renderer: PageRenderer, next: String?, error: String?, status: HTTPResponse.Status = .ok) -> Response {
+        var response = renderer.page(LoginPage(next: safeNext(next), error: error), session: nil, status: status)
+        response.headers[.contentSecurityPolicy] = PageHeaders.passkeyScript
+        return response
     }
 
     /// A path on this server to go to after signing in; anything else becomes `/`.

@@ -2,10 +2,16 @@ import Hummingbird
 
 /// The headers of every HTML page.
 enum PageHeaders {
+    /// No script at all: every page but the passkey ones.
+    static let scriptFree = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+    /// The sign-in and passkey pages: the server's own script file, and requests to itself.
+    static let passkeyScript =
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+    /// Adds the headers; a page that set its own policy (one of the above) keeps it.
     static func add(to response: inout Response) {
         response.headers[.cacheControl] = "no-store"
-        response.headers[.contentSecurityPolicy] =
-            "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = scriptFree }
         response.headers[HeaderName.frameOptions] = "DENY"
         response.headers[HeaderName.referrerPolicy] = "no-referrer"
         response.headers[HeaderName.contentTypeOptions] = "nosniff"

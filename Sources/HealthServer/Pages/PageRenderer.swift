@@ -27,6 +27,8 @@ struct PageRenderer: Sendable {
     /// The link viewer's page and script (`/view`).
     let viewerPage: ByteBuffer
     let viewerScript: ByteBuffer
+    /// The passkey ceremonies' script (the sign-in and passkey pages).
+    let passkeyScript: ByteBuffer
 
     /// Loads the bundled templates, style sheet and OpenAPI document.
     static func load() async throws -> PageRenderer {
@@ -45,7 +47,7 @@ struct PageRenderer: Sendable {
         }
         return PageRenderer(
             library: library, styleSheet: try read("static/style.css"), openAPI: try read("openapi.json"), viewerPage: try read("static/viewer.html"),
-            viewerScript: try read("static/viewer.js"))
+            viewerScript: try read("static/viewer.js"), passkeyScript: try read("static/passkeys.js"))
     }
 
     /// An HTML page; `session` is the signed-in person's (its forms carry its token), `nil` on

@@ -21,6 +21,9 @@ public struct StoredCredential: Sendable, Hashable {
         case pendingAuthorization = "authorize"
         /// A client assertion's `jti`, kept until the assertion expires so it cannot be replayed.
         case assertionID = "jti"
+        /// A passkey ceremony's challenge (single use, short-lived): taken when the browser
+        /// answers, by whichever process it reaches.
+        case passkeyChallenge = "webauthn"
     }
 
     /// What the credential is.
