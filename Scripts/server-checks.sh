@@ -5,6 +5,9 @@
 #      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
 #   2b. the sharing browser test (Scripts/browser-share-test.py): the Share pages with JavaScript off, the
 #      link viewer with it on;
+#   2c. passkeys: Chromium's virtual authenticator enrols, signs in and uses a recovery code
+#      (Scripts/browser-passkey-test.py), and soft-webauthn (PyPI, its own venv) enrols and signs in
+#      over HTTP with the negative cases (Scripts/passkey-peers-test.py);
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
 #   4. provider connections (issue 16): the quirks test (Scripts/provider-quirks-test.py against the scripted
@@ -62,6 +65,18 @@ if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
   # The same flow on a new person's store in the PostgreSQL server the store tests use.
   "$VENV/bin/python" Scripts/browser-test.py --cli "$CLI" --out .build/browser-test-postgres --postgres "$HEALTHRECORDS_POSTGRES_URL"
 fi
+
+echo "== Browser test: passkeys (Chromium's virtual authenticator)"
+"$VENV/bin/python" Scripts/browser-passkey-test.py --cli "$CLI" --out .build/browser-passkey-test
+
+echo "== Passkeys against an independent client (soft-webauthn)"
+# Its own venv: fido2 1.2 wants an older cryptography than the browser test's packages.
+PASSKEY_VENV=.build/passkey-venv
+if [ ! -x "$PASSKEY_VENV/bin/python" ] || ! "$PASSKEY_VENV/bin/python" -c "import soft_webauthn, fido2, requests; assert fido2.__version__ == '1.2.0'" 2>/dev/null; then
+  python3 -m venv "$PASSKEY_VENV"
+  "$PASSKEY_VENV/bin/pip" install -q "soft-webauthn==0.1.4" "fido2==1.2.0" "requests>=2.31,<3"
+fi
+"$PASSKEY_VENV/bin/python" Scripts/passkey-peers-test.py --cli "$CLI" --out .build/passkey-peers-test
 
 echo "== Browser test: sharing with a clinician (the Share pages without JavaScript, the link viewer with it)"
 "$VENV/bin/python" Scripts/browser-share-test.py --cli "$CLI" --out .build/browser-share-test

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Passkeys in a real browser: Debian's Chromium (headless, JavaScript on) with Selenium's
+virtual authenticator (CTAP2, internal, resident keys, user verification), on
+`healthrecords serve` at http://localhost:PORT (a host name: browsers take no IP address as an
+RP ID).
+
+1. Signed in with the token link, the person adds a passkey on /passkeys: the page shows ten
+   recovery codes once, and lists the passkey.
+2. Signed out, "Sign in with a passkey" signs in (no token), back to the page asked for.
+3. Signed out, a recovery code signs in once; the passkey page then says one code was used.
+4. The two pages run only the server's script (CSP `script-src 'self'`), with no CSP violation
+   in the browser's log, and fit a 390 px screen.
+"""
+import argparse, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import fits  # noqa: E402
+
+checks = []
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"browser passkey test FAILED: {what}")
+    checks.append(what)
+    print(f"  ok  {what}", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--out", default=".build/browser-passkey-test")
+    a = parser.parse_args()
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    work = tempfile.mkdtemp(dir=a.out)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    origin = f"http://localhost:{port}"
+    token = os.urandom(24).hex()
+    token_file = os.path.join(work, "token")
+    with open(token_file, "w") as f:
+        f.write(token)
+    env = dict(os.environ, HEALTHRECORDS_STORE=os.path.join(work, "store.sqlite"))
+    env.pop("HEALTHRECORDS_PASSPHRASE", None)
+    log = open(os.path.join(work, "serve.log"), "w")
+    server = subprocess.Popen([os.path.abspath(a.cli), "serve", "--port", str(port), "--public-url", origin, "--person-token-file", token_file,
+                               "--text-logs", "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT, env=env)
+    driver = None
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(origin + "/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        options = Options()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1"):
+            options.add_argument(arg)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        driver.set_page_load_timeout(30)
+        driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
+            protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True, is_user_verified=True))
+
+        # 1. Enrol.
+        driver.get(f"{origin}/login?token={token}&next=%2Fpasskeys")
+        check(driver.find_element(By.TAG_NAME, "h1").text == "Passkeys", "the token link opens the passkey page")
+        check(fits(driver), "the passkey page fits a 390 px screen")
+        driver.set_window_size(1200, 900)
+        driver.find_element(By.ID, "passkey-name").send_keys("Chromium")
+        driver.find_element(By.ID, "add-passkey").click()
+        WebDriverWait(driver, 20).until(lambda d: not d.find_element(By.ID, "recovery-codes").get_attribute("hidden"))
+        codes = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#recovery-codes li")]
+        check(len(codes) == 10 and len(set(codes)) == 10, "adding a passkey shows ten recovery codes once")
+        check(len(driver.get_credentials()) == 1 and driver.get_credentials()[0].is_resident_credential, "the authenticator holds one discoverable credential")
+        driver.get(origin + "/passkeys")
+        check("Chromium" in driver.find_element(By.CSS_SELECTOR, "ul.records").text, "the passkey is listed by its name")
+        check("10 of 10 left" in driver.page_source, "the page counts ten recovery codes")
+
+        # 2. Sign out, then in with the passkey.
+        driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+        WebDriverWait(driver, 20).until(lambda d: d.current_url.startswith(origin + "/login"))
+        driver.get(origin + "/login?next=%2Fcards")
+        check(fits(driver), "the sign-in page fits a 390 px screen")
+        driver.find_element(By.ID, "sign-in-passkey").click()
+        WebDriverWait(driver, 20).until(lambda d: d.current_url == origin + "/cards")
+        check(driver.find_element(By.TAG_NAME, "h1").text != "Sign in", "the passkey signs in (no token) and opens the page asked for")
+        driver.save_screenshot(os.path.join(a.out, "signed-in-with-passkey.png"))
+
+        # 3. A recovery code, once.
+        driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+        WebDriverWait(driver, 20).until(lambda d: d.current_url.startswith(origin + "/login"))
+        driver.find_element(By.ID, "code").send_keys(codes[3])
+        driver.find_element(By.CSS_SELECTOR, "form[action='/login/recovery'] button").click()
+        WebDriverWait(driver, 20).until(lambda d: "/passkeys" in d.current_url)
+        check("9 codes are left" in driver.page_source, "a recovery code signs in, and the page says what is left")
+        driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+        WebDriverWait(driver, 20).until(lambda d: d.current_url.startswith(origin + "/login"))
+        driver.find_element(By.ID, "code").send_keys(codes[3])
+        driver.find_element(By.CSS_SELECTOR, "form[action='/login/recovery'] button").click()
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "p.error"))
+        check("already used" in driver.find_element(By.CSS_SELECTOR, "p.error").text, "the same recovery code is refused the second time")
+
+        # 4. No CSP violation, no script error.
+        problems = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon" not in e["message"]
+                    and "401" not in e["message"]]
+        check(not problems, f"the browser logged no script or policy error ({problems})")
+    finally:
+        if driver:
+            driver.quit()
+        server.terminate()
+        server.wait(timeout=20)
+    print(f"browser passkey test passed: {len(checks)} checks")
+
+
+if __name__ == "__main__":
+    main()
