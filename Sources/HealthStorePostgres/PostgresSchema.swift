@@ -19,6 +19,7 @@ import HealthStoreCore
 /// - `v7-credentials` … `v9-providers`: as SQLite's `v8` … `v10`.
 /// - `v10-tombstones-by-source`: tombstones indexed by source.
 /// - `v11` … `v13`: as SQLite's `v12` … `v14`; `v14-passkeys`: as SQLite's `v15-passkeys`.
+/// - `v15-person-names`: the operator's name of each person added with `people add` (`PostgresPeople`).
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -384,6 +385,9 @@ enum PostgresSchema {
                 digest bytea NOT NULL,
                 PRIMARY KEY (person_id, digest)
             );
+            """),
+        Migration(name: "v15-person-names", sql: """
+            ALTER TABLE person ADD COLUMN name text;
             """),
     ]
 

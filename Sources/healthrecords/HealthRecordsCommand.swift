@@ -12,7 +12,7 @@ struct HealthRecordsCommand: AsyncParsableCommand {
             ImportCommand.self, RecordsCommand.self, ShowCommand.self, ChangesCommand.self, DeleteCommand.self,
             ImmunizationsCommand.self, MedicationsCommand.self, SourcesCommand.self, VerifyCommand.self, DCCCommand.self, CardsCommand.self, IssueCommand.self, QRCommand.self, SamplesCommand.self,
             SignatureCommand.self, KeysCommand.self, AppsCommand.self, AuditCommand.self, UnlockCommand.self, LockCommand.self,
-            RotateKeyCommand.self, EncryptCommand.self, ProvidersCommand.self, SyncCommand.self, ServeCommand.self,
+            RotateKeyCommand.self, EncryptCommand.self, ProvidersCommand.self, SyncCommand.self, ServeCommand.self, PeopleCommand.self,
             ExportCommand.self, SummaryCommand.self, ShareCommand.self, BackupCommand.self, RestoreCommand.self, DemoCommand.self,
         ])
 }

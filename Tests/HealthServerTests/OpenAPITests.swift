@@ -17,6 +17,8 @@ import Testing
         "POST /providers/{id}/sync", "POST /providers/{id}/remove", "GET /record", "GET /trend", "GET /summary", "GET /search",
         "GET /upload", "POST /upload", "GET /export.zip", "GET /links", "GET /links/new", "POST /links", "GET /links/{handle}",
         "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js", "GET /medication-list", "POST /medication-list/{id}", "GET /apps/review", "POST /apps/review/{id}", "POST /apps/review-settings",
+        "GET /passkeys", "POST /passkeys/options", "POST /passkeys", "POST /passkeys/{id}/rename", "POST /passkeys/{id}/remove",
+        "POST /passkeys/recovery-codes", "POST /login/passkey/options", "POST /login/passkey", "POST /login/recovery", "GET /static/passkeys.js",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

@@ -22,15 +22,25 @@ struct StoreOptions: ParsableArguments {
             discussion: "The password may be left out of the URL and given in PGPASSWORD. sslmode=disable|require; loopback hosts default to disable, others to require."))
     var postgres: String?
 
+    @Option(name: .long, help: "A folder of people's stores (serve --people): with --person, that person's store.")
+    var people: String?
+
+    @Option(name: .long, help: "The person whose store it is, by id (`healthrecords people list`): with --people DIR, or with --postgres URL without person=.")
+    var person: String?
+
     @Option(name: .long, help: "A key file (at least 32 random bytes) that unlocks the store, or encrypts a new one.")
     var keyFile: String?
 
     func validate() throws {
         if store != nil && postgres != nil { throw ValidationError("give --store or --postgres, not both") }
+        if people != nil && (store != nil || postgres != nil) { throw ValidationError("give --people DIR or --store or --postgres, not two") }
+        if people != nil && person == nil { throw ValidationError("--people DIR needs --person ID (`healthrecords people list --people DIR`)") }
+        if person != nil && people == nil && postgres == nil { throw ValidationError("--person ID goes with --people DIR or --postgres URL") }
     }
 
     /// The SQLite path the options resolve to (when not PostgreSQL).
     var path: String {
+        if let people, let person { return SQLitePeople.storePathIn(people, person) }
         if let store { return store }
         let env = ProcessInfo.processInfo.environment
         if let p = env["HEALTHRECORDS_STORE"], !p.isEmpty { return p }
@@ -45,7 +55,11 @@ struct StoreOptions: ParsableArguments {
         var url: PostgresStoreURL
         do { url = try PostgresStoreURL(postgres) } catch { throw CommandFailure.usage(error.description) }
         if url.password == nil, let p = ProcessInfo.processInfo.environment["PGPASSWORD"], !p.isEmpty { url.password = p }
-        guard url.person != nil else { throw CommandFailure.usage("name the person whose store it is: --postgres 'postgres://…/db?person=ID'") }
+        if let person {
+            if let given = url.person, given != person { throw CommandFailure.usage("--person \(person) and person=\(given) in the URL differ") }
+            url.person = person
+        }
+        guard url.person != nil else { throw CommandFailure.usage("name the person whose store it is: --person ID, or --postgres 'postgres://…/db?person=ID'") }
         return url
     }
 
@@ -85,6 +99,7 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store; `allowLocked` lets key commands open a locked store.
     func openKeyed(allowLocked: Bool) async throws -> DatabaseHealthStore {
+        try await checkRegisteredPerson()
         var credentials = try givenCredentials()
         var fromSession = false
         if credentials == nil, let key = session.dataKey() {
@@ -111,6 +126,23 @@ struct StoreOptions: ParsableArguments {
             return try await PostgresHealthStore(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
         }
         return try await SQLiteHealthStore(path: path, credentials: credentials)
+    }
+
+    /// With `--person`, the person must be one the registry lists: a mistyped id must not make a
+    /// new, empty store.
+    private func checkRegisteredPerson() async throws {
+        guard let person else { return }
+        let registry: any PeopleRegistry
+        if let people {
+            do { registry = try SQLitePeople(directory: people) } catch { throw CommandFailure.usage(error.description) }
+        } else if let url = try postgresURL() {
+            do { registry = PostgresPeople(database: try PostgresHealthDatabase(url: url)) } catch { throw CommandFailure.usage(error.description) }
+        } else {
+            return
+        }
+        guard try await registry.entry(id: person) != nil else {
+            throw CommandFailure.failed("no person \(person) here (see `healthrecords people list`)")
+        }
     }
 
     /// Encrypts the plain store in place.

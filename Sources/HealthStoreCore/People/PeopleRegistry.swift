@@ -1,0 +1,48 @@
+import Foundation
+
+/// A person a server holds records for: the id that names their store, and the name the
+/// operator gave them.
+public struct PersonEntry: Sendable, Hashable {
+    /// `p-` and 16 hex digits: safe in a file name, a URL and a PostgreSQL key.
+    public let id: String
+    /// The operator's name for them ("Ana", "Dad").
+    public let name: String
+    public let created: Date
+
+    public init(id: String, name: String, created: Date) { (self.id, self.name, self.created) = (id, name, created) }
+
+    /// A new random id.
+    public static func makeID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "p-" + (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    /// Whether text is an id this registry makes (nothing else names a store).
+    public static func isValidID(_ text: String) -> Bool {
+        text.utf8.count == 18 && text.hasPrefix("p-") && text.dropFirst(2).allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    /// The longest name kept, in characters.
+    public static let maximumNameLength = 100
+
+    /// A name as kept: trimmed and cut; empty is refused by ``PeopleRegistry/add(name:)``.
+    public static func cleanName(_ name: String) -> String {
+        String(name.trimmingCharacters(in: .whitespacesAndNewlines).prefix(maximumNameLength))
+    }
+}
+
+/// The people of a server with many (`serve --people DIR`, or a PostgreSQL database without
+/// `person=`): the operator's list. Listing spans people, so it is an operator's view and is on
+/// no app's or person's request path (docs/scaling.md).
+public protocol PeopleRegistry: Sendable {
+    /// Adds a person with an empty store.
+    ///
+    /// - Throws: ``HealthStoreError/invalidArgument(_:)`` for a blank name.
+    func add(name: String) async throws -> PersonEntry
+    /// Every person, oldest first.
+    func list() async throws -> [PersonEntry]
+    /// One person by id.
+    func entry(id: String) async throws -> PersonEntry?
+    /// Removes a person and all their data, and nothing else; `false` when there is no such person.
+    func remove(id: String) async throws -> Bool
+}

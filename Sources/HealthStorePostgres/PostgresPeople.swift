@@ -1,0 +1,56 @@
+import Foundation
+import HealthStoreCore
+
+/// The people of a PostgreSQL database (`--postgres URL` without `person=`). Adding and removing
+/// are kept to the one person like every store statement; listing reads every person's row
+/// and is the operator's view, on no request path (docs/scaling.md). Removing deletes the
+/// person's row, which removes all their rows in every table (`ON DELETE CASCADE`), and nothing else.
+public struct PostgresPeople: PeopleRegistry {
+    public let database: PostgresHealthDatabase
+
+    public init(database: PostgresHealthDatabase) { self.database = database }
+
+    public func add(name: String) async throws -> PersonEntry {
+        let clean = PersonEntry.cleanName(name)
+        guard !clean.isEmpty else { throw HealthStoreError.invalidArgument("a person needs a name") }
+        let entry = PersonEntry(id: PersonEntry.makeID(), name: clean, created: Date())
+        let store = try await PostgresHealthStore.prepare(database, person: entry.id, lockTimeout: .seconds(10))
+        var q = SQLStatement(store.dialect, "UPDATE person SET name = ")
+        q += q.bind(entry.name) + ", created_date = " + q.bind(entry.created.timeIntervalSince1970) + " WHERE " + q.scope()
+        let final = q
+        try await store.read { session in try await session.run(final) }
+        return entry
+    }
+
+    public func list() async throws -> [PersonEntry] {
+        try await database.migrate()
+        return try await database.withDirectConnection { session in
+            try await session.rows(SQLStatement(PostgresHealthDatabase.unscoped, "SELECT person_id, name, created_date FROM person WHERE name IS NOT NULL ORDER BY created_date, person_id"))
+                .map(Self.entry)
+        }
+    }
+
+    public func entry(id: String) async throws -> PersonEntry? {
+        guard PersonEntry.isValidID(id) else { return nil }
+        try await database.migrate()
+        let store = PostgresStoreDatabase(database: database, dialect: .postgres(person: id), location: database.url.redacted, lockTimeout: .seconds(10))
+        var q = SQLStatement(store.dialect, "SELECT person_id, name, created_date FROM person WHERE ")
+        q += q.scope() + " AND name IS NOT NULL"
+        let final = q
+        return try await store.read { session in try await session.row(final).map(Self.entry) }
+    }
+
+    public func remove(id: String) async throws -> Bool {
+        guard PersonEntry.isValidID(id) else { return false }
+        try await database.migrate()
+        let store = PostgresStoreDatabase(database: database, dialect: .postgres(person: id), location: database.url.redacted, lockTimeout: .seconds(10))
+        var q = SQLStatement(store.dialect, "DELETE FROM person WHERE ")
+        q += q.scope() + " AND name IS NOT NULL RETURNING person_id"
+        let final = q
+        return try await store.read { session in try await session.rows(final).count == 1 }
+    }
+
+    private static func entry(_ row: SQLRow) throws -> PersonEntry {
+        PersonEntry(id: try row.string(0), name: try row.string(1), created: Date(timeIntervalSince1970: try row.double(2)))
+    }
+}
