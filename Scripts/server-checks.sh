@@ -7,7 +7,9 @@
 #      link viewer with it on;
 #   2c. passkeys: Chromium's virtual authenticator enrols, signs in and uses a recovery code
 #      (Scripts/browser-passkey-test.py), and soft-webauthn (PyPI, its own venv) enrols and signs in
-#      over HTTP with the negative cases (Scripts/passkey-peers-test.py);
+#      over HTTP with the negative cases (Scripts/passkey-peers-test.py); with PostgreSQL, two serve
+#      processes on one store with every request of a SMART flow, a passkey enrolment and sign-in and a
+#      link's passcode attempts alternating between them (Scripts/two-process-test.py);
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
 #   4. provider connections (issue 16): the quirks test (Scripts/provider-quirks-test.py against the scripted
@@ -77,6 +79,11 @@ if [ ! -x "$PASSKEY_VENV/bin/python" ] || ! "$PASSKEY_VENV/bin/python" -c "impor
   "$PASSKEY_VENV/bin/pip" install -q "soft-webauthn==0.1.4" "fido2==1.2.0" "requests>=2.31,<3"
 fi
 "$PASSKEY_VENV/bin/python" Scripts/passkey-peers-test.py --cli "$CLI" --out .build/passkey-peers-test
+
+if [ -n "${HEALTHRECORDS_POSTGRES_URL:-}" ]; then
+  echo "== Two serve processes on one PostgreSQL store (SMART flow, passkeys, a link's passcode attempts alternating)"
+  "$PASSKEY_VENV/bin/python" Scripts/two-process-test.py --cli "$CLI" --out .build/two-process-test --postgres "$HEALTHRECORDS_POSTGRES_URL"
+fi
 
 echo "== Browser test: sharing with a clinician (the Share pages without JavaScript, the link viewer with it)"
 "$VENV/bin/python" Scripts/browser-share-test.py --cli "$CLI" --out .build/browser-share-test

@@ -41,6 +41,7 @@ let package = Package(
         .executableTarget(name: "FuzzSHL", dependencies: [.product(name: "SmartHealthLinks", package: "HealthRecords")], path: "Sources/FuzzSHL"),
         .executableTarget(name: "FuzzWebAuthn", dependencies: [
             .product(name: "WebAuthn", package: "HealthRecords"), .product(name: "CBOR", package: "HealthRecords"),
+            .product(name: "ByteEncodings", package: "HealthRecords"),
         ], path: "Sources/FuzzWebAuthn"),
     ]
 )

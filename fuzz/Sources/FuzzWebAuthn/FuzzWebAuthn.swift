@@ -1,3 +1,4 @@
+import ByteEncodings
 import CBOR
 import WebAuthn
 
@@ -52,17 +53,6 @@ func check(_ parsed: AuthenticatorData) {
 /// The P-256 key of the WebAuthn specification's none.ES256 example.
 let fixedKey: CredentialPublicKey = try! CredentialPublicKey(cose: CBORWriter.encode(.map([
     .init(.unsigned(1), .unsigned(2)), .init(.unsigned(3), .integer(-7)), .init(.integer(-1), .unsigned(1)),
-    .init(.integer(-2), .bytes(hex("afefa16f97ca9b2d23eb86ccb64098d20db90856062eb249c33a9b672f26df61"))),
-    .init(.integer(-3), .bytes(hex("930a56b87a2fca66334b03458abf879717c12cc68ed73290af2e2664796b9220"))),
+    .init(.integer(-2), .bytes(try! Hex.decode("afefa16f97ca9b2d23eb86ccb64098d20db90856062eb249c33a9b672f26df61"))),
+    .init(.integer(-3), .bytes(try! Hex.decode("930a56b87a2fca66334b03458abf879717c12cc68ed73290af2e2664796b9220"))),
 ])))
-
-func hex(_ text: String) -> [UInt8] {
-    var out: [UInt8] = []
-    var i = text.startIndex
-    while i < text.endIndex {
-        let j = text.index(i, offsetBy: 2)
-        out.append(UInt8(text[i..<j], radix: 16)!)
-        i = j
-    }
-    return out
-}

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Two `healthrecords serve` processes on one PostgreSQL person's store, as a service runs them
+behind a load balancer: every request of a flow alternates between them (issue 32).
+
+Both listen on loopback with the same --public-url (the balancer's address) and the same
+sign-in token; requests go to one port or the other. What a person or an app holds lives in the
+database, so a flow begun on one process finishes on the other, and the limits that must hold
+globally hold across them:
+
+1. SMART App Launch: the person signs in on A; /authorize on B shows the consent sheet; the
+   consent is posted to A; the code is exchanged on B (PKCE); the FHIR search runs on A and B;
+   the refresh token is used on A, and its replay on B is refused (single use) and ends the family;
+   the code replayed on A is refused and what was issued for it stops working on B.
+2. Passkeys: enrolment options from A, the answer to B; sign-in options from B, the answer to A;
+   the same answer replayed to B is refused.
+3. A SMART Health Link with a passcode and 3 attempts: wrong passcodes to A, B, A use up the
+   attempts together, after which the right passcode on B finds nothing.
+
+Needs HEALTHRECORDS_POSTGRES_URL (or --postgres); soft-webauthn for the passkey part (the
+passkey venv of Scripts/server-checks.sh).
+"""
+import argparse, base64, hashlib, json, os, re, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.parse
+
+import requests
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import importlib.util  # noqa: E402
+_spec = importlib.util.spec_from_file_location("passkey_peers", os.path.join(os.path.dirname(os.path.abspath(__file__)), "passkey-peers-test.py"))
+passkey_peers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(passkey_peers)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_spec = importlib.util.spec_from_file_location("smart_authorize", os.path.join(ROOT, "Benchmarks", "smart-authorize.py"))
+smart_authorize = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(smart_authorize)
+checks = []
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"two-process test FAILED: {what}")
+    checks.append(what)
+    print(f"  ok  {what}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--out", default=".build/two-process-test")
+    ap.add_argument("--postgres", default=os.environ.get("HEALTHRECORDS_POSTGRES_URL"))
+    a = ap.parse_args()
+    if not a.postgres:
+        raise SystemExit("two-process test: give --postgres or set HEALTHRECORDS_POSTGRES_URL")
+    cli = os.path.abspath(a.cli)
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    work = tempfile.mkdtemp(dir=a.out)
+    person = "two-process-" + secrets.token_hex(6)
+    store = a.postgres + ("&" if "?" in a.postgres else "?") + "person=" + person
+    env = dict(os.environ)
+    env.pop("HEALTHRECORDS_PASSPHRASE", None)
+
+    def run(*args):
+        out = subprocess.run([cli, *args, "--postgres", store], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed: {out.stderr}")
+        return out.stdout
+
+    synthea = os.path.join(ROOT, "Tests", "Fixtures", "data", "fhir", "synthea")
+    patient = sorted(f for f in os.listdir(synthea) if f.endswith(".json"))[0]
+    run("import", os.path.join(synthea, patient))
+    redirect = "http://127.0.0.1:9/callback"
+    app = json.loads(run("apps", "register", "--name", "Two processes", "--purpose", "Reads labs", "--privacy-url", "https://two.example/privacy",
+                         "--redirect-uri", redirect, "--public", "--types", "lab-result,personal-details", "--json"))
+
+    ports = [free_port(), free_port()]
+    public = f"http://localhost:{ports[0]}"
+    token = secrets.token_hex(24)
+    token_file = os.path.join(work, "token")
+    with open(token_file, "w") as f:
+        f.write(token)
+    servers = []
+    for i, port in enumerate(ports):
+        log = open(os.path.join(work, f"serve-{i}.log"), "w")
+        servers.append(subprocess.Popen([cli, "serve", "--postgres", store, "--port", str(port), "--public-url", public, "--person-token-file", token_file,
+                                         "--text-logs", "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT, env=env))
+    A, B = (f"http://localhost:{p}" for p in ports)
+    try:
+        for base in (A, B):
+            for _ in range(300):
+                try:
+                    if requests.get(base + "/healthz", timeout=1).ok:
+                        break
+                except requests.RequestException:
+                    time.sleep(0.1)
+        check(all(requests.get(b + "/healthz").ok for b in (A, B)), "two serve processes on one person's PostgreSQL store")
+
+        # 1. SMART App Launch, alternating.
+        person_session = requests.Session()
+        r = person_session.get(A + "/login", params={"token": token, "next": "/"}, allow_redirects=False)
+        check(r.status_code == 303, "the person signs in on A")
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+        state = secrets.token_urlsafe(12)
+        r = person_session.get(B + "/authorize", params={
+            "response_type": "code", "client_id": app["appId"], "redirect_uri": redirect, "scope": "launch/patient patient/Observation.rs offline_access",
+            "state": state, "aud": public + "/fhir", "code_challenge": challenge, "code_challenge_method": "S256"}, allow_redirects=False)
+        while r.status_code in (302, 303) and not r.headers["Location"].startswith(redirect):
+            r = person_session.get(urllib.parse.urljoin(B, r.headers["Location"]), allow_redirects=False)
+        check(r.status_code == 200 and 'name="allow"' in r.text, "B shows the consent sheet to A's session")
+        form = smart_authorize.ConsentForm()
+        form.feed(r.text)
+        fields = list(form.hidden) + [("allow", "lab-result"), ("newData", "share")]
+        submit = next((b for b in form.buttons if b[0] == "submit"), None)
+        if submit and submit[1]:
+            fields.append((submit[1], submit[2] or ""))
+        action = form.action
+        r = person_session.post(urllib.parse.urljoin(A, action), data=fields, allow_redirects=False)
+        location = r.headers.get("Location", "")
+        check(r.status_code in (302, 303) and location.startswith(redirect), f"A takes the consent B showed ({r.status_code})")
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+        check(query.get("state") == state and "code" in query, "the app gets a code for its state")
+        r = requests.post(B + "/token", data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect,
+                                              "client_id": app["appId"], "code_verifier": verifier})
+        check(r.status_code == 200, f"B exchanges A's code ({r.status_code} {r.text[:200]})")
+        tokens = r.json()
+        pages = []
+        for base in (A, B):
+            r = requests.get(base + f"/fhir/Observation?patient={tokens['patient']}&category=laboratory&_count=5",
+                             headers={"Authorization": "Bearer " + tokens["access_token"], "Accept": "application/fhir+json"})
+            pages.append(r.json() if r.ok else {"status": r.status_code, "body": r.text[:300]})
+        check(pages[0].get("total", 0) > 0 and pages[0].get("total") == pages[1].get("total"),
+              f"the token reads the same labs on A and B ({[p.get('total', p) for p in pages]})")
+        refresh = tokens.get("refresh_token")
+        check(bool(refresh), "a refresh token came with offline_access")
+        r = requests.post(A + "/token", data={"grant_type": "refresh_token", "refresh_token": refresh, "client_id": app["appId"]})
+        check(r.status_code == 200, "A rotates the refresh token")
+        rotated = r.json()
+        r = requests.post(B + "/token", data={"grant_type": "refresh_token", "refresh_token": refresh, "client_id": app["appId"]})
+        check(r.status_code == 400, "the old refresh token replayed on B is refused")
+        r = requests.post(A + "/token", data={"grant_type": "refresh_token", "refresh_token": rotated["refresh_token"], "client_id": app["appId"]})
+        check(r.status_code == 400, "the replay ended the family: the rotated token no longer works on A either")
+        # The code replayed on A: refused, and what B issued for it is revoked (RFC 6749 §4.1.2).
+        check(requests.post(A + "/token", data={"grant_type": "authorization_code", "code": query["code"], "redirect_uri": redirect,
+                                                "client_id": app["appId"], "code_verifier": verifier}).status_code == 400,
+              "the same code replayed on A is refused (single use across processes)")
+        r = requests.get(B + "/fhir/Observation?category=laboratory&_count=1",
+                         headers={"Authorization": "Bearer " + rotated["access_token"], "Accept": "application/fhir+json"})
+        check(r.status_code == 401, f"after the replays no token of that grant reads on B ({r.status_code})")
+
+        # 2. Passkeys, alternating.
+        csrf_html = person_session.get(A + "/passkeys").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', csrf_html).group(1)
+        options = person_session.post(A + "/passkeys/options", json={"csrf": csrf}).json()
+        options["challenge"] = passkey_peers.unb64u(options["challenge"])
+        options["user"]["id"] = passkey_peers.unb64u(options["user"]["id"])
+        device = passkey_peers.VerifyingDevice()
+        credential = device.create({"publicKey": options}, public)
+        r = person_session.post(B + "/passkeys", json={"csrf": csrf, "name": "Two processes", "credential": passkey_peers.encode(credential)})
+        check(r.status_code == 200 and len(r.json().get("recoveryCodes", [])) == 10, f"options from A, enrolment on B ({r.status_code})")
+        fresh = requests.Session()
+        options = fresh.post(B + "/login/passkey/options").json()
+        options["challenge"] = passkey_peers.unb64u(options["challenge"])
+        answer = {"next": "/", "credential": passkey_peers.encode(device.get({"publicKey": options}, public))}
+        r = fresh.post(A + "/login/passkey", json=answer)
+        check(r.status_code == 200, f"sign-in options from B, the answer to A ({r.status_code})")
+        check(fresh.get(B + "/cards").status_code == 200, "the session A started opens pages on B")
+        r = requests.post(B + "/login/passkey", json=answer)
+        check(r.status_code == 401, "the same answer replayed on B is refused")
+
+        # 3. A SMART Health Link's passcode attempts, counted across processes.
+        new = person_session.get(A + "/links/new").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', new).group(1)
+        r = person_session.post(B + "/links", data={"csrf": csrf, "what": "summary", "lifetime": "3600", "passcode": "right-passcode", "attempts": "3",
+                                                    "label": "Two processes"})
+        link = re.search(r"shlink:/([A-Za-z0-9_-]+)", r.text)
+        check(r.status_code == 200 and link is not None, "B publishes a link with a passcode and 3 attempts")
+        payload = json.loads(passkey_peers.unb64u(link.group(1)))
+        url = payload["url"].replace(public, "")
+        remaining = []
+        for base in (A, B, A):
+            r = requests.post(base + url, json={"recipient": "Dr. Two", "passcode": "wrong"})
+            remaining.append(r.json().get("remainingAttempts") if r.status_code == 401 else r.status_code)
+        check(remaining == [2, 1, 0], f"wrong passcodes on A, B, A use up one count ({remaining})")
+        r = requests.post(B + url, json={"recipient": "Dr. Two", "passcode": "right-passcode"})
+        check(r.status_code == 404, f"after the last attempt the link is gone on B too ({r.status_code})")
+    finally:
+        for s in servers:
+            s.terminate()
+        for s in servers:
+            s.wait(timeout=20)
+    print(f"two-process test passed: {len(checks)} checks")
+
+
+if __name__ == "__main__":
+    main()
