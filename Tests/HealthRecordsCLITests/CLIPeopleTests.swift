@@ -60,6 +60,22 @@ import TestSupport
         #expect(try cli.run(["people", "remove", benID, "--yes"] + at).status == 1)
     }
 
+    @Test func anInviteIsALinkOnThePublicURLForAKnownPerson() throws {
+        let at = where_("sqlite")
+        let id = try #require(try json(try cli.run(["people", "add", "Cleo", "--json"] + at))["id"]?.stringValue)
+        let one = try json(try cli.run(["people", "invite", id, "--public-url", "https://health.example", "--hours", "2", "--json"] + at))
+        let two = try json(try cli.run(["people", "invite", id, "--public-url", "https://health.example/", "--json"] + at))
+        let url = try #require(one["url"]?.stringValue)
+        #expect(url.hasPrefix("https://health.example/enrol?token=") && url != two["url"]?.stringValue)
+        #expect(two["url"]?.stringValue?.hasPrefix("https://health.example/enrol?token=") == true)
+        let expires = try #require(one["expires"]?.stringValue.flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(abs(expires.timeIntervalSinceNow - 7200) < 120)
+        let unknown = try cli.run(["people", "invite", "p-0000000000000000", "--public-url", "https://health.example"] + at)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no person"))
+        #expect(try cli.run(["people", "invite", id, "--public-url", "ftp://x", "--hours", "2"] + at).status == 2)
+        #expect(try cli.run(["people", "invite", id, "--public-url", "https://health.example", "--hours", "500"] + at).status == 2)
+    }
+
     @Test func theOptionsMustNameOnePersonInOnePlace() throws {
         let cases: [([String], String)] = [
             (["records", "--people", dir.path("p")], "--people DIR needs --person ID"),

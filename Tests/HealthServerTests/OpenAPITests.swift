@@ -18,7 +18,7 @@ import Testing
         "GET /upload", "POST /upload", "GET /export.zip", "GET /links", "GET /links/new", "POST /links", "GET /links/{handle}",
         "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js", "GET /medication-list", "POST /medication-list/{id}", "GET /apps/review", "POST /apps/review/{id}", "POST /apps/review-settings",
         "GET /passkeys", "POST /passkeys/options", "POST /passkeys", "POST /passkeys/{id}/rename", "POST /passkeys/{id}/remove",
-        "POST /passkeys/recovery-codes", "POST /login/passkey/options", "POST /login/passkey", "POST /login/recovery", "GET /static/passkeys.js",
+        "POST /passkeys/recovery-codes", "POST /login/passkey/options", "POST /login/passkey", "POST /login/recovery", "GET /static/passkeys.js", "GET /enrol",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

@@ -1,5 +1,6 @@
 import ByteEncodings
 import Foundation
+import HealthServer
 import HealthStoreCore
 import Hummingbird
 import HummingbirdTesting
@@ -209,6 +210,28 @@ import Testing
             #expect(statuses.contains(.tooManyRequests))
             #expect(try await client.call(.post, "/login/recovery", form: "code=\(codes[0])").status == .tooManyRequests)
             #expect(try await w.store.recoveryCodesLeft() == 10)
+        }
+    }
+
+    /// An operator's enrolment link signs the person in once, onto the passkey page, and not
+    /// after it expires; a made-up token is refused.
+    @Test(arguments: ServerEngine.plain)
+    func anEnrolmentLinkWorksOnceBeforeItExpires(engine: ServerEngine) async throws {
+        let w = try await Self.world(engine)
+        let first = try await EnrolmentInvite.issue(in: w.store, publicURL: Self.origin + "/", lifetime: 3600, now: w.now)
+        #expect(first.url.hasPrefix(Self.origin + "/enrol?token="))
+        let path = String(first.url.dropFirst(Self.origin.count))
+        let late = try await EnrolmentInvite.issue(in: w.store, publicURL: Self.origin, lifetime: 60, now: w.now)
+        try await w.test { client in
+            let used = try await client.call(.get, path)
+            #expect(used.status == .seeOther && used.headers[.location] == "/passkeys")
+            let cookie = try #require(used.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+            #expect(try await client.call(.get, "/passkeys", cookie: cookie).status == .ok)
+            let again = try await client.call(.get, path)
+            #expect(again.status == .unauthorized && again.headers[.setCookie] == nil && again.text.contains("expired or was already used"))
+            #expect(try await client.call(.get, "/enrol?token=made-up").status == .unauthorized)
+            w.advance(61)
+            #expect(try await client.call(.get, String(late.url.dropFirst(Self.origin.count))).status == .unauthorized)
         }
     }
 

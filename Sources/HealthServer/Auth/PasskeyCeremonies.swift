@@ -147,6 +147,16 @@ struct PasskeyCeremonies: Sendable {
         return try await store.useRecoveryCode(digest: Self.recoveryDigest(normalized))
     }
 
+    /// Takes an enrolment invite: `true` once, before it expires.
+    func takeInvite(_ token: String) async throws -> Bool {
+        guard !token.isEmpty, token.utf8.count <= 256 else { return false }
+        let digest = SecretToken.digest(token)
+        guard let stored = try await store.credential(.enrolmentInvite, digest: digest),
+            try await store.deleteCredential(.enrolmentInvite, digest: digest)
+        else { return false }
+        return stored.expires > clock.now
+    }
+
     // MARK: Pieces
 
     enum Purpose: String { case register, signIn = "sign-in" }

@@ -50,6 +50,24 @@ struct PasskeyRoutes {
             response.setCookie(person.cookie.cookie(value: try await person.sessions.start(), maxAge: person.sessions.lifetimeSeconds))
             return response
         }
+        // An operator's enrolment link (`healthrecords people invite`): once, before it expires.
+        router.get("/enrol") { request, context -> Response in
+            let keys = [ThrottleKey.address(context.clientAddress), .credential("person", from: context.clientAddress)]
+            var response: Response
+            if let wait = failures.wait(keys) {
+                response = LoginRoutes.page(pages.renderer, next: nil, error: "Too many attempts from your network. Wait \(wait) seconds and try again.", status: .tooManyRequests)
+                response.headers[.retryAfter] = String(wait)
+            } else if try await ceremonies.takeInvite(FormFields.parse(request.uri.query ?? "")["token"] ?? "") {
+                failures.succeed([keys[1]])
+                response = PageRenderer.redirect("/passkeys")
+                response.setCookie(person.cookie.cookie(value: try await person.sessions.start(), maxAge: person.sessions.lifetimeSeconds))
+            } else {
+                failures.fail(keys)
+                response = LoginRoutes.page(pages.renderer, next: nil, error: "This enrolment link expired or was already used. Ask for a new one.", status: .unauthorized)
+            }
+            PageHeaders.add(to: &response)
+            return response
+        }
         router.post("/login/recovery") { request, context -> Response in
             let form = try await FormFields.read(request, limit: bodyLimit)
             let keys = [ThrottleKey.address(context.clientAddress), .credential("person", from: context.clientAddress)]

@@ -24,6 +24,9 @@ public struct StoredCredential: Sendable, Hashable {
         /// A passkey ceremony's challenge (single use, short-lived): taken when the browser
         /// answers, by whichever process it reaches.
         case passkeyChallenge = "webauthn"
+        /// A one-time enrolment link an operator made for a person (`people invite`): it signs
+        /// them in once, to enrol a passkey.
+        case enrolmentInvite = "invite"
     }
 
     /// What the credential is.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthServer
 import HealthStoreCore
 import HealthVocabulary
 import HealthStorePostgres
@@ -32,13 +33,13 @@ struct PeopleOptions: ParsableArguments {
 
 struct PeopleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "people", abstract: "The people of a server with many: add, list, remove.",
+        commandName: "people", abstract: "The people of a server with many: add, list, remove, invite.",
         discussion: """
             Each person has a store of their own: DIR/<id>.sqlite with --people DIR, or their rows \
             of a PostgreSQL database. Store commands reach one with --people DIR --person ID (or \
             --postgres URL --person ID).
             """,
-        subcommands: [PeopleAddCommand.self, PeopleListCommand.self, PeopleRemoveCommand.self], defaultSubcommand: PeopleListCommand.self)
+        subcommands: [PeopleAddCommand.self, PeopleListCommand.self, PeopleRemoveCommand.self, PeopleInviteCommand.self], defaultSubcommand: PeopleListCommand.self)
 }
 
 struct PeopleAddCommand: AsyncParsableCommand {
@@ -112,5 +113,49 @@ struct PeopleRemoveCommand: AsyncParsableCommand {
 extension PersonEntry {
     var json: EncodedJSON {
         .object([("id", .string(id)), ("name", .string(name)), ("added", .string(ISO8601DateFormatter().string(from: created)))])
+    }
+}
+
+struct PeopleInviteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invite", abstract: "A one-time enrolment link for a person: it signs them in once, to add a passkey.",
+        discussion: "The link is on --public-url (the address the person's server is reached at) and expires after --hours (default 24).")
+
+    @OptionGroup var options: PeopleOptions
+
+    @Argument(help: "The person's id.")
+    var id: String
+
+    @Option(name: .long, help: "The server's public URL, e.g. https://health.example.")
+    var publicURL: String
+
+    @Option(name: .long, help: "How many hours the link works (1 to 168).")
+    var hours = 24
+
+    @Option(name: .long, help: "A key file that unlocks the person's store, if it is encrypted.")
+    var keyFile: String?
+
+    @Flag(help: "Print machine-readable JSON ({\"url\": …, \"expires\": …}).")
+    var json = false
+
+    func validate() throws {
+        guard (1...168).contains(hours) else { throw ValidationError("--hours is 1 to 168") }
+        guard let url = URL(string: publicURL), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            throw ValidationError("--public-url must be an http(s) URL with a host")
+        }
+    }
+
+    func run() async throws {
+        guard try await options.registry().entry(id: id) != nil else { throw CommandFailure.failed("no person \(id) here (see `healthrecords people list`)") }
+        var arguments = options.people.map { ["--people", $0] } ?? ["--postgres", options.postgres ?? ""]
+        arguments += ["--person", id] + (keyFile.map { ["--key-file", $0] } ?? [])
+        let store = try await StoreOptions.parse(arguments).open()
+        let invite = try await EnrolmentInvite.issue(in: store, publicURL: publicURL, lifetime: TimeInterval(hours) * 3600)
+        if json {
+            JSONOutput.print(.object([("url", .string(invite.url)), ("expires", .string(ISO8601DateFormatter().string(from: invite.expires)))]))
+        } else {
+            print(invite.url)
+            print("works once, until \(ISO8601DateFormatter().string(from: invite.expires))")
+        }
     }
 }
