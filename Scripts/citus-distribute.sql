@@ -53,6 +53,13 @@ FROM person_table ORDER BY n;
 -- coordinator; remove them, children first (nothing to do on an empty schema).
 SELECT truncate_local_data_after_distributing_table(name::regclass) FROM person_table ORDER BY n DESC;
 
+-- Server-wide tables hold no person's data: small reference tables, copied to every node, never
+-- referencing a person table. `server_setting` holds the secrets a server for many people signs
+-- its sign-in challenges with (written once each).
+-- reference: begin
+SELECT create_reference_table('server_setting');
+-- reference: end
+
 -- The engine's write transactions begin with SET LOCAL lock_timeout; by default Citus does not
 -- pass SET commands on to the workers, where the row lock is actually waited for.
 DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET citus.propagate_set_commands = %L', current_database(), 'local'); END $$;

@@ -40,6 +40,7 @@ public struct HealthServer: Sendable {
     let fhir: FHIRService
     let sharedLinks: SharedLinkFetcher
     let hostedLinks: HostedLinkService
+    let passkeys: PasskeyCeremonies
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -53,11 +54,23 @@ public struct HealthServer: Sendable {
         store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)? = nil,
         resolver: any HostResolver = SystemResolver()
     ) async throws {
+        try await self.init(
+            store: store, configuration: configuration, logger: logger, webhookSender: webhookSender, resolver: resolver, renderer: PageRenderer.load(),
+            failures: nil)
+    }
+
+    /// A server over one store with parts shared with others (a ``PeopleServer`` makes one per
+    /// person): the loaded templates, and the throttle of failed sign-ins, so guesses spread over
+    /// people are counted together.
+    init(
+        store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)?, resolver: any HostResolver,
+        renderer: PageRenderer, failures: FailureThrottle?
+    ) async throws {
         self.store = store
         self.configuration = configuration
         self.logger = logger
         let limits = configuration.limits
-        renderer = try await PageRenderer.load()
+        self.renderer = renderer
         address = ServerAddress(configuration: configuration)
         consent = ConsentManager(store: store)
         let tokens = AccessTokens(credentials: store, clock: store.clock, lifetime: configuration.accessTokenLifetime)
@@ -72,11 +85,14 @@ public struct HealthServer: Sendable {
             policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),
             resolver: resolver)
         authorization = AuthorizationServer(
-            store: store, clock: store.clock, tokens: tokens, failures: FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down)), baseBackoff: limits.authFailureBackoff),
+            store: store, clock: store.clock, tokens: tokens,
+            failures: failures ?? FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down)), baseBackoff: limits.authFailureBackoff),
             keySets: ClientKeySets { url throws(FetchError) in try await keyFetcher.getCacheable(url) }, address: address, logger: logger,
             maxBodyBytes: limits.maxBodyBytes)
         person = PersonAccess(
-            sessions: PersonSessions(credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime),
+            sessions: PersonSessions(
+                credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime,
+                cookiePrefix: configuration.servedPerson.map { $0 + "." } ?? ""),
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
         providerSync = SyncScheduler(syncer: ProviderSyncer(store: store))
         fhir = FHIRService(store: store, address: address)
@@ -84,6 +100,9 @@ public struct HealthServer: Sendable {
         hostedLinks = HostedLinkService(
             store: store, address: address, pollInterval: limits.linkPollInterval, pollBurst: limits.linkPollBurst,
             maxConcurrentChecks: limits.maxConcurrentPasscodeChecks, locationLifetime: limits.linkLocationLifetime)
+        var passkeys = PasskeyCeremonies(store: store, clock: store.clock, address: address)
+        if let id = configuration.servedPerson { passkeys.userHandle = Array(id.utf8) }
+        self.passkeys = passkeys
         sharedLinks = SharedLinkFetcher(addresses: AddressPolicy(allowLoopback: configuration.allowLoopbackProviders), resolver: resolver, now: { clock.now })
     }
 
@@ -154,8 +173,8 @@ public struct HealthServer: Sendable {
         ExportRoutes(store: store).register(on: signedIn)
         LinkPageRoutes(store: store, address: address, pages: pages, passcodeCost: configuration.linkPasscodeCost).register(on: signedIn)
         PasskeyRoutes(
-            ceremonies: PasskeyCeremonies(store: store, clock: store.clock, address: address), person: person, failures: authorization.failures, pages: pages,
-            bodyLimit: limits.maxBodyBytes
+            ceremonies: passkeys, person: person, failures: authorization.failures, pages: pages,
+            bodyLimit: limits.maxBodyBytes, personID: configuration.servedPerson
         ).register(on: router, signedIn: signedIn)
         return router
     }
@@ -168,11 +187,7 @@ public struct HealthServer: Sendable {
         let configured = configuration.publicBaseURL
         let host = configuration.host
         let idle = configuration.limits.idleTimeout
-        var background: [any Service] = [
-            WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store),
-            HostedLinkSweepService(store: store, interval: configuration.limits.linkSweepInterval, logger: logger),
-            AccessReviewService(consent: consent, access: appAccess, interval: configuration.limits.linkSweepInterval, logger: logger),
-        ]
+        var background = backgroundServices()
         if let interval = configuration.providerSyncInterval { background.append(ProviderSyncService(scheduler: providerSync, interval: interval)) }
         return Application(
             router: router(),
@@ -185,6 +200,16 @@ public struct HealthServer: Sendable {
                 await onListening(host, port)
             },
             logger: logger)
+    }
+
+    /// The work the store needs beside requests: webhook deliveries, the audit log's last batch,
+    /// ending expired links, access reviews (provider syncs are scheduled apart).
+    func backgroundServices() -> [any Service] {
+        [
+            WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store),
+            HostedLinkSweepService(store: store, interval: configuration.limits.linkSweepInterval, logger: logger),
+            AccessReviewService(consent: consent, access: appAccess, interval: configuration.limits.linkSweepInterval, logger: logger),
+        ]
     }
 
     /// Runs until SIGINT or SIGTERM.

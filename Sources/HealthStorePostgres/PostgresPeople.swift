@@ -62,6 +62,24 @@ public struct PostgresPeople: PeopleRegistry {
         return try await store.read { session in try await session.rows(final).count == 1 }
     }
 
+    public func openStore(id: String, credentials: StoreCredentials?, clock: HealthClock) async throws -> DatabaseHealthStore {
+        guard PersonEntry.isValidID(id) else { throw HealthStoreError.invalidArgument("\(id) is not a person's id") }
+        return try await PostgresHealthStore(database: database, person: id, clock: clock, credentials: credentials)
+    }
+
+    public func serverSecret(_ name: String) async throws -> Data {
+        try await database.migrate()
+        return try await database.withDirectConnection { session in
+            var insert = SQLStatement(PostgresHealthDatabase.unscoped, "INSERT INTO server_setting (name, value) VALUES (")
+            insert += insert.bind(name) + ", " + insert.bind(Self.newSecret()) + ") ON CONFLICT (name) DO NOTHING"
+            try await session.run(insert)
+            var select = SQLStatement(PostgresHealthDatabase.unscoped, "SELECT value FROM server_setting WHERE name = ")
+            select += select.bind(name)
+            guard let row = try await session.row(select) else { throw HealthStoreError.database("the server secret \(name) was not kept") }
+            return try row.data(0)
+        }
+    }
+
     private static func entry(_ row: SQLRow) throws -> PersonEntry {
         PersonEntry(id: try row.string(0), name: try row.string(1), created: Date(timeIntervalSince1970: try row.double(2)))
     }

@@ -20,6 +20,8 @@ import HealthStoreCore
 /// - `v10-tombstones-by-source`: tombstones indexed by source.
 /// - `v11` … `v13`: as SQLite's `v12` … `v14`; `v14-passkeys`: as SQLite's `v15-passkeys`.
 /// - `v15-person-names`: the operator's name of each person added with `people add` (`PostgresPeople`).
+/// - `v16-server-settings`: server-wide secrets of a server for many people (no `person_id`: a
+///   small reference table on a cluster, written once per secret).
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -388,6 +390,12 @@ enum PostgresSchema {
             """),
         Migration(name: "v15-person-names", sql: """
             ALTER TABLE person ADD COLUMN name text;
+            """),
+        Migration(name: "v16-server-settings", sql: """
+            CREATE TABLE server_setting (
+                name text PRIMARY KEY,
+                value bytea NOT NULL
+            );
             """),
     ]
 

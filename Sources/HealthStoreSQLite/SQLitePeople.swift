@@ -17,6 +17,7 @@ public struct SQLitePeople: PeopleRegistry {
         }
         try withRegistry { c in
             try c.execute("CREATE TABLE IF NOT EXISTS person (id TEXT PRIMARY KEY, name TEXT NOT NULL, created REAL NOT NULL)")
+            try c.execute("CREATE TABLE IF NOT EXISTS server_setting (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
         }
     }
 
@@ -51,6 +52,21 @@ public struct SQLitePeople: PeopleRegistry {
         guard removed else { return false }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath(id) + suffix) }
         return true
+    }
+
+    public func openStore(id: String, credentials: StoreCredentials?, clock: HealthClock) async throws -> DatabaseHealthStore {
+        guard PersonEntry.isValidID(id) else { throw HealthStoreError.invalidArgument("\(id) is not a person's id") }
+        return try await SQLiteHealthStore(path: storePath(id), clock: clock, credentials: credentials)
+    }
+
+    public func serverSecret(_ name: String) async throws -> Data {
+        try withRegistry { c in
+            _ = try c.rows("INSERT INTO server_setting (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING", [.text(name), .blob(Self.newSecret())])
+            guard let row = try c.rows("SELECT value FROM server_setting WHERE name = ?1", [.text(name)]).first else {
+                throw HealthStoreError.database("the server secret \(name) was not kept")
+            }
+            return try row.data(0)
+        }
     }
 
     private static func entry(_ row: SQLRow) throws -> PersonEntry {

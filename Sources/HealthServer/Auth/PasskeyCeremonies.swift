@@ -17,14 +17,17 @@ struct PasskeyCeremonies: Sendable {
     let store: any PasskeyStorage & CredentialStorage
     let clock: HealthClock
     let address: ServerAddress
+    /// The user handle of the person's passkeys: ``singlePersonHandle``, or in a server for many
+    /// people their id, which is how a sign-in at the front finds whose passkey it is.
+    var userHandle = Self.singlePersonHandle
 
     /// How long a ceremony's challenge holds.
     static let challengeLifetime: TimeInterval = 300
     /// How many recovery codes are made at a time.
     static let recoveryCodeCount = 10
-    /// The person's user handle: one person per store, so one constant handle (an authenticator
-    /// keeps one passkey per site and handle, and replaces it when enrolled again).
-    static let userHandle = Array("healthrecords-person".utf8)
+    /// The user handle in a server for one person: one person per store, so one constant handle
+    /// (an authenticator keeps one passkey per site and handle, and replaces it when enrolled again).
+    static let singlePersonHandle = Array("healthrecords-person".utf8)
 
     /// Why a ceremony failed; `message` is what the page shows.
     enum Failure: Error, Sendable, Equatable {
@@ -68,7 +71,7 @@ struct PasskeyCeremonies: Sendable {
         return .object([
             ("challenge", .string(Base64URL.encode(challenge))),
             ("rp", .object([("id", .string(party.id)), ("name", .string("HealthRecords"))])),
-            ("user", .object([("id", .string(Base64URL.encode(Self.userHandle))), ("name", .string("you")), ("displayName", .string("Your health records"))])),
+            ("user", .object([("id", .string(Base64URL.encode(userHandle))), ("name", .string("you")), ("displayName", .string("Your health records"))])),
             ("pubKeyCredParams", .array(CredentialPublicKey.acceptedAlgorithms.map { .object([("type", .string("public-key")), ("alg", .int(Int($0)))]) })),
             ("timeout", .int(Int(Self.challengeLifetime * 1000))),
             ("attestation", .string("none")),
@@ -112,13 +115,28 @@ struct PasskeyCeremonies: Sendable {
     }
 
     /// Checks a sign-in; the passkey's counter and last use are stored.
-    func signIn(_ body: JSONObject) async throws -> StoredPasskey {
+    ///
+    /// - Parameter signedChallenges: at the front of a server for many people the challenge was
+    ///   not stored in anyone's store (whose passkey answers is not known when it is asked for)
+    ///   but signed: it is checked against its signature and lifetime, and taken once by
+    ///   recording it in this person's store after the signature verified.
+    func signIn(_ body: JSONObject, signedChallenges: SignInChallenges? = nil) async throws -> StoredPasskey {
         guard let party = relyingParty else { throw Failure.noRelyingParty }
         let credential = try Self.credential(body)
         let client = try Self.bytes(credential.response, "clientDataJSON")
         let data = try Self.bytes(credential.response, "authenticatorData")
         let signature = try Self.bytes(credential.response, "signature")
-        try await take(client, .signIn)
+        var signedExpiry: Date?
+        if let signedChallenges {
+            guard let expiry = signedChallenges.expiry(of: try Self.challenge(client), now: clock.now) else { throw Failure.challengeNotIssued }
+            signedExpiry = expiry
+        } else {
+            try await take(client, .signIn)
+        }
+        // A handle the answer names must be this person's (at the front it chose the store).
+        if let handle = credential.response.string("userHandle"), !handle.isEmpty, (try? Base64URL.decode(handle)) != userHandle {
+            throw Failure.unknownPasskey
+        }
         guard let passkey = try await store.passkey(credentialID: Data(credential.rawID)) else { throw Failure.unknownPasskey }
         let assertion: RelyingParty.Assertion
         do {
@@ -127,6 +145,12 @@ struct PasskeyCeremonies: Sendable {
                 credentialID: credential.rawID, clientDataJSON: client, authenticatorData: data, signature: signature, challenge: try Self.challenge(client),
                 registered: Array(passkey.credentialID), publicKey: key, storedSignCount: passkey.signCount)
         } catch let error as WebAuthnError { throw Failure.refused(error) }
+        if let signedExpiry {
+            let digest = Data(SHA256.hash(data: try Self.challenge(client)))
+            let taken = try await store.insertCredential(
+                StoredCredential(kind: .passkeyChallenge, digest: digest, appID: nil, family: digest, expires: signedExpiry, details: Data("taken".utf8)))
+            guard taken else { throw Failure.challengeNotIssued }
+        }
         guard try await store.recordPasskeyUse(credentialID: passkey.credentialID, signCount: assertion.signCount, at: clock.now) else {
             throw Failure.replayed
         }

@@ -21,12 +21,15 @@ struct PersonSessions: Sendable {
     let credentials: any CredentialStorage
     let clock: HealthClock
     let lifetime: Duration
+    /// What starts every cookie value: `""` for the one person, `"<id>."` in a server for many
+    /// (``ServerConfiguration/servedPerson``); the whole value is what the digest is of.
+    var cookiePrefix = ""
 
     var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
 
     /// Starts a session: the cookie value to set.
     func start() async throws -> String {
-        let cookie = SecretToken.make()
+        let cookie = cookiePrefix + SecretToken.make()
         let now = clock.now
         let digest = SecretToken.digest(cookie)
         let details = JSONWriter.minified(.object(JSONObject(["csrf": .string(SecretToken.make())])))

@@ -35,6 +35,11 @@ public struct ServerConfiguration: Sendable {
     public var allowLoopbackProviders = false
     /// The scrypt cost of the passcodes of links made on the pages (tests make it cheap).
     public var linkPasscodeCost = KDFParameters.standard
+    /// In a server for many people (``PeopleServer``), the person this part of it serves: their
+    /// id starts every session cookie it sets (so the front knows whose store a browser's
+    /// request goes to) and is the user handle of their passkeys (so a passkey names its person).
+    /// `nil` in a server for one person.
+    public var servedPerson: String?
     /// Verifies SMART Health Cards the person uploads; without one, uploaded cards are refused.
     public var cardVerifier: SmartHealthCardVerifier?
     /// Verifies EU DCCs the person uploads against its trust list; without one, none verifies.

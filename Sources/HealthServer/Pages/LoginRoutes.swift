@@ -107,4 +107,6 @@ struct LoginPage: PageContent {
     let title = "Sign in"
     let next: String
     let error: String?
+    /// A server for many people: no token form, and the recovery form asks for the person's id.
+    var many = false
 }

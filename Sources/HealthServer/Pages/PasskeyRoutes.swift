@@ -19,6 +19,9 @@ struct PasskeyRoutes {
     let failures: FailureThrottle
     let pages: PersonPages
     let bodyLimit: Int
+    /// The person's id in a server for many people: shown with the recovery codes, since the
+    /// front's recovery form asks for it.
+    var personID: String? = nil
 
     func register(on router: Router<HealthRequestContext>, signedIn: RouterGroup<HealthRequestContext>) {
         let script = pages.renderer.passkeyScript
@@ -92,7 +95,7 @@ struct PasskeyRoutes {
             let recovered = FormFields.parse(request.uri.query ?? "")["recovered"] == "1"
             let page = PasskeysPage(
                 passkeys: try await ceremonies.store.passkeys(), codesLeft: try await ceremonies.store.recoveryCodesLeft(), recovered: recovered,
-                available: ceremonies.relyingParty != nil)
+                available: ceremonies.relyingParty != nil, personID: personID)
             var response = pages.page(context, page)
             response.headers[.contentSecurityPolicy] = PageHeaders.passkeyScript
             return response
@@ -123,7 +126,7 @@ struct PasskeyRoutes {
             return PageRenderer.redirect("/passkeys")
         }
         pages.post(signedIn, "/passkeys/recovery-codes") { _, context -> Response in
-            pages.page(context, RecoveryCodesPage(codes: try await ceremonies.newRecoveryCodes()))
+            pages.page(context, RecoveryCodesPage(codes: try await ceremonies.newRecoveryCodes(), personID: personID))
         }
     }
 
@@ -131,7 +134,7 @@ struct PasskeyRoutes {
         context.parameters.get("id").flatMap { try? Base64URL.decode($0) }.map { Data($0) }
     }
 
-    private static func body(_ request: Request, limit: Int) async throws -> JSONObject {
+    static func body(_ request: Request, limit: Int) async throws -> JSONObject {
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: limit) } catch { throw APIError.bodyTooLarge(limit: limit) }
         guard let object = (try? JSONReader().read(Data(buffer.readableBytesView)))?.objectValue else {
@@ -140,7 +143,7 @@ struct PasskeyRoutes {
         return object
     }
 
-    private static func error(_ failure: PasskeyCeremonies.Failure) -> Response {
+    static func error(_ failure: PasskeyCeremonies.Failure) -> Response {
         switch failure {
         case .noRelyingParty: error(failure.message, status: .conflict)
         case .malformed: error(failure.message, status: .badRequest)
@@ -148,7 +151,7 @@ struct PasskeyRoutes {
         }
     }
 
-    private static func error(_ message: String, status: HTTPResponse.Status) -> Response {
+    static func error(_ message: String, status: HTTPResponse.Status) -> Response {
         JSONResponse.make(.object([("error", .string(message))]), status: status)
     }
 }
@@ -162,6 +165,8 @@ struct PasskeysPage: PageContent {
     let recovered: Bool
     /// Whether this server's address can hold passkeys (a host name, not an IP address).
     let available: Bool
+    /// In a server for many people, the id to give with a recovery code.
+    let personID: String?
 
     struct Row: Sendable {
         let id: String
@@ -171,7 +176,8 @@ struct PasskeysPage: PageContent {
         let synced: Bool
     }
 
-    init(passkeys: [StoredPasskey], codesLeft: Int, recovered: Bool, available: Bool) {
+    init(passkeys: [StoredPasskey], codesLeft: Int, recovered: Bool, available: Bool, personID: String? = nil) {
+        self.personID = personID
         self.passkeys = passkeys.map {
             Row(
                 id: Base64URL.encode($0.credentialID), name: $0.name, created: PageDates.short($0.created), lastUsed: $0.lastUsed.map(PageDates.dateTime),
@@ -186,4 +192,6 @@ struct RecoveryCodesPage: PageContent {
     static let template = "recovery-codes"
     let title = "Recovery codes"
     let codes: [String]
+    /// In a server for many people, the id to give with a code.
+    let personID: String?
 }

@@ -45,4 +45,19 @@ public protocol PeopleRegistry: Sendable {
     func entry(id: String) async throws -> PersonEntry?
     /// Removes a person and all their data, and nothing else; `false` when there is no such person.
     func remove(id: String) async throws -> Bool
+    /// Opens a registered person's store (``entry(id:)`` first: a mistyped id must not make a
+    /// new store), unlocked with `credentials` when it is encrypted.
+    func openStore(id: String, credentials: StoreCredentials?, clock: HealthClock) async throws -> DatabaseHealthStore
+    /// A random 32-byte secret of the whole server under `name`, made the first time it is asked
+    /// for and the same for every process after (what signs the server's own sign-in challenges).
+    /// It is server-wide, not a person's: a small reference table on a cluster.
+    func serverSecret(_ name: String) async throws -> Data
+}
+
+extension PeopleRegistry {
+    /// 32 random bytes for a new server secret.
+    public static func newSecret() -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
 }

@@ -34,7 +34,6 @@ struct StoreOptions: ParsableArguments {
     func validate() throws {
         if store != nil && postgres != nil { throw ValidationError("give --store or --postgres, not both") }
         if people != nil && (store != nil || postgres != nil) { throw ValidationError("give --people DIR or --store or --postgres, not two") }
-        if people != nil && person == nil { throw ValidationError("--people DIR needs --person ID (`healthrecords people list --people DIR`)") }
         if person != nil && people == nil && postgres == nil { throw ValidationError("--person ID goes with --people DIR or --postgres URL") }
     }
 
@@ -97,8 +96,24 @@ struct StoreOptions: ParsableArguments {
         try await openKeyed(allowLocked: false)
     }
 
+    /// The people of a server for many (`serve`): `--people DIR`, or `--postgres URL` naming no
+    /// person; `nil` when the options name one store.
+    func manyPeople() throws -> (any PeopleRegistry)? {
+        guard person == nil else { return nil }
+        if let people {
+            do { return try SQLitePeople(directory: people) } catch { throw CommandFailure.usage(error.description) }
+        }
+        guard let postgres else { return nil }
+        var url: PostgresStoreURL
+        do { url = try PostgresStoreURL(postgres) } catch { throw CommandFailure.usage(error.description) }
+        guard url.person == nil else { return nil }
+        if url.password == nil, let p = ProcessInfo.processInfo.environment["PGPASSWORD"], !p.isEmpty { url.password = p }
+        do { return PostgresPeople(database: try PostgresHealthDatabase(url: url)) } catch { throw CommandFailure.usage(error.description) }
+    }
+
     /// Opens the store; `allowLocked` lets key commands open a locked store.
     func openKeyed(allowLocked: Bool) async throws -> DatabaseHealthStore {
+        if people != nil && person == nil { throw CommandFailure.usage("--people DIR needs --person ID (`healthrecords people list --people DIR`)") }
         try await checkRegisteredPerson()
         var credentials = try givenCredentials()
         var fromSession = false

@@ -150,7 +150,7 @@ struct PeopleInviteCommand: AsyncParsableCommand {
         var arguments = options.people.map { ["--people", $0] } ?? ["--postgres", options.postgres ?? ""]
         arguments += ["--person", id] + (keyFile.map { ["--key-file", $0] } ?? [])
         let store = try await StoreOptions.parse(arguments).open()
-        let invite = try await EnrolmentInvite.issue(in: store, publicURL: publicURL, lifetime: TimeInterval(hours) * 3600)
+        let invite = try await EnrolmentInvite.issue(in: store, publicURL: publicURL, person: id, lifetime: TimeInterval(hours) * 3600)
         if json {
             JSONOutput.print(.object([("url", .string(invite.url)), ("expires", .string(ISO8601DateFormatter().string(from: invite.expires)))]))
         } else {

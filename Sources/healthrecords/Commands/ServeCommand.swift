@@ -12,6 +12,11 @@ struct ServeCommand: AsyncParsableCommand {
             the pages with the link printed at start; its token comes from --person-token-file or \
             HEALTHRECORDS_PERSON_TOKEN, else it is random for this run. Logs are JSON lines on standard error and \
             hold no health data.
+
+            With --people DIR (and no --person), or --postgres URL naming no person, it serves every person \
+            of that folder or database (`healthrecords people add`): each signs in at /login with a passkey \
+            enrolled through `healthrecords people invite`, and each has their own base at /p/ID (FHIR at \
+            /p/ID/fhir). --key-file unlocks every person's store.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -58,6 +63,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("link-location-lifetime"), help: "Seconds a file location of a shared link works (1–3600; the spec's at most an hour).")
     var linkLocationLifetime = 3600
 
+    @Option(name: .customLong("max-open-people"), help: "With many people: the most whose stores are open at once.")
+    var maxOpenPeople = 1000
+
+    @Option(name: .customLong("idle-close"), help: "With many people: seconds a person's store stays open without a request.")
+    var idleClose = 600
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -73,23 +84,18 @@ struct ServeCommand: AsyncParsableCommand {
         guard syncInterval >= 0 else { throw ValidationError("--sync-interval must be 0 or more seconds") }
         guard (1...3600).contains(linkLocationLifetime) else { throw ValidationError("--link-location-lifetime must be 1–3600 seconds") }
         guard requestTimeout > 0, tokenLifetime > 0 else { throw ValidationError("--request-timeout and --token-lifetime must be positive") }
+        guard maxOpenPeople >= 1, idleClose >= 1 else { throw ValidationError("--max-open-people and --idle-close must be at least 1") }
         guard HealthServer.logLevel(logLevel) != nil else { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
     }
 
     func run() async throws {
+        if let registry = try storeOptions.manyPeople() {
+            try await serve(registry)
+            return
+        }
         let token = try personToken()
         let store = try await storeOptions.open()
-        var configuration = ServerConfiguration(
-            host: host, port: port, publicBaseURL: publicURL, personToken: token.value,
-            accessTokenLifetime: .seconds(tokenLifetime),
-            limits: ServerLimits(maxBodyBytes: maxBody, requestTimeout: .seconds(requestTimeout), appRequestsPerSecond: rateLimit, appBurst: burst ?? rateLimit * 2),
-            webhooks: WebhookPolicy(allowLoopback: allowLoopbackWebhooks, allowPrivateAddresses: allowPrivateWebhooks))
-        configuration.observePollInterval = .seconds(1)
-        configuration.providerSyncInterval = syncInterval > 0 ? .seconds(syncInterval) : nil
-        configuration.allowLoopbackProviders = allowLoopbackProviders
-        configuration.limits.linkLocationLifetime = TimeInterval(linkLocationLifetime)
-        configuration.cardVerifier = try verification.verifier()
-        configuration.dccVerifier = try verification.dccVerifier()
+        let configuration = try configuration(personToken: token.value)
         let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)
         let server: HealthServer
         do { server = try await HealthServer(store: store, configuration: configuration, logger: logger) } catch let e as ServerSetupError {
@@ -105,6 +111,47 @@ struct ServeCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(lines.utf8))
         }
+    }
+
+    /// Serves every person of a folder or database.
+    private func serve(_ registry: any PeopleRegistry) async throws {
+        let configuration = try configuration(personToken: SecretToken.make())
+        let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)
+        let server: PeopleServer
+        do {
+            server = try await PeopleServer(
+                registry: registry, credentials: try storeOptions.givenCredentials(), configuration: configuration, logger: logger,
+                maxOpenPeople: maxOpenPeople, idleTimeout: .seconds(idleClose))
+        } catch let e as ServerSetupError {
+            throw CommandFailure.failed(e.description)
+        } catch let e as HealthStoreError {
+            throw CommandFailure.usage(e.description)
+        }
+        try await server.run { host, port in
+            let lines = """
+                Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)
+                People sign in at: \(server.baseURL)/login (enrol with `healthrecords people invite ID --public-url \(server.baseURL)`)
+                Each person's base: \(server.baseURL)/p/ID
+
+                """
+            FileHandle.standardOutput.write(Data(lines.utf8))
+        }
+    }
+
+    /// The server's settings from the options.
+    private func configuration(personToken: String) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration(
+            host: host, port: port, publicBaseURL: publicURL, personToken: personToken,
+            accessTokenLifetime: .seconds(tokenLifetime),
+            limits: ServerLimits(maxBodyBytes: maxBody, requestTimeout: .seconds(requestTimeout), appRequestsPerSecond: rateLimit, appBurst: burst ?? rateLimit * 2),
+            webhooks: WebhookPolicy(allowLoopback: allowLoopbackWebhooks, allowPrivateAddresses: allowPrivateWebhooks))
+        configuration.observePollInterval = .seconds(1)
+        configuration.providerSyncInterval = syncInterval > 0 ? .seconds(syncInterval) : nil
+        configuration.allowLoopbackProviders = allowLoopbackProviders
+        configuration.limits.linkLocationLifetime = TimeInterval(linkLocationLifetime)
+        configuration.cardVerifier = try verification.verifier()
+        configuration.dccVerifier = try verification.dccVerifier()
+        return configuration
     }
 
     /// The person token, and whether it was made for this run. Only such a token is printed (in

@@ -22,6 +22,17 @@ import Testing
         }
     }
 
+    /// The server-wide tables the file makes reference tables.
+    static func referenceTables() throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent("Scripts/citus-distribute.sql"), encoding: .utf8)
+        guard let begin = text.range(of: "-- reference: begin"), let end = text.range(of: "-- reference: end"), begin.upperBound < end.lowerBound
+        else { throw CocoaError(.fileReadCorruptFile) }
+        return text[begin.upperBound..<end.lowerBound].split(separator: "\n").compactMap { line in
+            guard let open = line.range(of: "create_reference_table('"), let close = line.range(of: "')") else { return nil }
+            return String(line[open.upperBound..<close.lowerBound])
+        }
+    }
+
     /// Each `CREATE TABLE` of every migration: its name, whether it has a `person_id` column, and
     /// the tables its foreign keys reference.
     static func createdTables() -> [(name: String, personID: Bool, references: Set<String>)] {
@@ -42,9 +53,15 @@ import Testing
         #expect(listed.first == "person", "person must be distributed first: the others co-locate with it")
         let withPerson = Set(created.filter(\.personID).map(\.name))
         #expect(Set(listed) == withPerson, "not distributed: \(withPerson.subtracting(listed).sorted()); not in the schema: \(Set(listed).subtracting(withPerson).sorted())")
-        // Every table the migrations create holds a person's data (`schema_migrations`, the
+        // Every table the migrations create holds a person's data or is a server-wide reference
+        // table that names no person and references no person table (`schema_migrations`, the
         // migrator's own log, is made before them and stays local).
-        #expect(Set(created.map(\.name)) == withPerson)
+        let reference = try Self.referenceTables()
+        #expect(reference.contains("server_setting"))
+        #expect(Set(created.map(\.name)) == withPerson.union(reference))
+        for table in created where reference.contains(table.name) {
+            #expect(!table.personID && table.references.isDisjoint(with: withPerson), "\(table.name) must not name or reference a person")
+        }
         // The engine removes a person through the same tables.
         #expect(Set(PostgresSchema.personTables + ["person"]) == Set(listed))
         #expect(withPerson.count >= 23)

@@ -1,0 +1,163 @@
+import Foundation
+import HealthStoreCore
+import Hummingbird
+import Logging
+import NetworkAddresses
+import OutboundHTTP
+import ServiceLifecycle
+
+/// One server for many people (`serve --people DIR`, or `serve --postgres URL` without a
+/// person): each person is served by a ``HealthServer`` over their own store, mounted at
+/// `/p/<id>/` — their FHIR base is `…/p/<id>/fhir`, their shared links `…/p/<id>/shl/…`, their
+/// enrolment link `…/p/<id>/enrol` — and their pages are at the root for the browser signed in
+/// as them (the session cookie's value begins with their id).
+///
+/// A person's server is opened when a request first needs it and closed when idle; no statement
+/// spans people on any request path (the front reads one person's registry row to open them).
+/// Everything a browser or an app holds is in that person's store, so a flow begun on one
+/// process finishes on another. docs/people.md explains the routing and its attacker's view.
+public struct PeopleServer: Sendable {
+    /// Where the people and their stores are.
+    public let registry: any PeopleRegistry
+    /// The settings every person's server is made with (each gets its own base URL and person).
+    public let configuration: ServerConfiguration
+    let logger: Logger
+    let address: ServerAddress
+    let renderer: PageRenderer
+    let failures: FailureThrottle
+    let people: PersonServers
+    let challenges: SignInChallenges
+    let idleTimeout: Duration
+    let clock: HealthClock
+
+    /// Makes the front and the way people's servers are opened.
+    ///
+    /// - Parameters:
+    ///   - credentials: what unlocks each person's store (each has its own data key, wrapped for
+    ///     these); `nil` for plain stores.
+    ///   - maxOpenPeople: the most people whose stores are open at once.
+    ///   - idleTimeout: how long a person's store stays open without a request.
+    /// - Throws: ``ServerSetupError`` when the bundled resources are missing; a store error when
+    ///   the registry's server secret cannot be read.
+    public init(
+        registry: any PeopleRegistry, credentials: StoreCredentials?, configuration: ServerConfiguration, logger: Logger, clock: HealthClock = .system,
+        maxOpenPeople: Int = 1000, idleTimeout: Duration = .seconds(600), webhookSender: (any WebhookSender)? = nil,
+        resolver: any HostResolver = SystemResolver()
+    ) async throws {
+        self.registry = registry
+        self.configuration = configuration
+        self.logger = logger
+        self.idleTimeout = idleTimeout
+        self.clock = clock
+        let renderer = try await PageRenderer.load()
+        self.renderer = renderer
+        let address = ServerAddress(configuration: configuration)
+        self.address = address
+        let limits = configuration.limits
+        let failures = FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down)), baseBackoff: limits.authFailureBackoff)
+        self.failures = failures
+        challenges = SignInChallenges(secret: try await registry.serverSecret("passkey-sign-in"))
+        let sender = webhookSender ?? PinnedWebhookSender(resolver: resolver)
+        people = PersonServers(capacity: maxOpenPeople) { id in
+            guard try await registry.entry(id: id) != nil else { throw PeopleServerError.unknownPerson(id) }
+            let store: DatabaseHealthStore
+            do { store = try await registry.openStore(id: id, credentials: credentials, clock: clock) } catch {
+                throw PeopleServerError.storeUnavailable(person: id, reason: "\(error)")
+            }
+            if store.isLocked { throw PeopleServerError.storeUnavailable(person: id, reason: "the store is locked (give the key that unlocks it)") }
+            var own = configuration
+            own.publicBaseURL = address.baseURL + "/p/" + id
+            own.servedPerson = id
+            // Nobody is told this token: people sign in with passkeys, recovery codes and invites.
+            own.personToken = SecretToken.make()
+            var named = logger
+            named[metadataKey: "person"] = "\(id)"
+            let personLogger = named
+            let server = try await HealthServer(
+                store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures)
+            let services = server.backgroundServices()
+            let work = Task.detached {
+                await withTaskGroup(of: Void.self) { group in
+                    for service in services {
+                        group.addTask {
+                            do { try await service.run() } catch is CancellationError {} catch {
+                                personLogger.warning("background work stopped", metadata: ["error": "\(error)"])
+                            }
+                        }
+                    }
+                }
+            }
+            return PersonServers.Open(server: server, responder: server.router().buildResponder(), services: work)
+        }
+    }
+
+    /// The base URL of the server (people's bases are under it at `/p/<id>`).
+    public var baseURL: String { address.baseURL }
+
+    /// How many people's stores are open now.
+    public var openPeople: Int { people.openCount }
+
+    /// A person's server, opened when needed (tests issue tokens and read its parts through it).
+    package func server(for id: String) async throws -> HealthServer { try await people.server(id).server }
+
+    /// Closes people's stores idle for `idle` (the idle service does this on its own schedule).
+    package func closeIdle(_ idle: Duration) async { await people.closeIdle(idle) }
+
+    /// Every request: a person's path, a signed-in browser, or the front.
+    func responder() -> PeopleResponder {
+        let front = Router(context: HealthRequestContext.self)
+        front.add(middleware: RequestLogMiddleware(logger: logger))
+        front.add(middleware: ErrorMappingMiddleware(logger: logger))
+        front.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
+        FrontRoutes(
+            people: people, challenges: challenges, failures: failures, renderer: renderer, address: address, bodyLimit: configuration.limits.maxBodyBytes,
+            clock: clock
+        ).register(on: front)
+        return PeopleResponder(front: front.buildResponder(), people: people, cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
+    }
+
+    /// The Hummingbird application; `onListening` hears the bound host and port.
+    public func application(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
+        let address = self.address
+        let configured = configuration.publicBaseURL
+        let host = configuration.host
+        let idle = configuration.limits.idleTimeout
+        return Application(
+            responder: responder(),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
+            services: [PeopleIdleService(people: people, idleTimeout: idleTimeout)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                if configured == nil { address.listening(host: host, port: port) }
+                await onListening(host, port)
+            },
+            logger: logger)
+    }
+
+    /// Runs until SIGINT or SIGTERM.
+    public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
+        try await application(onListening: onListening).runService()
+    }
+}
+
+/// Closes people's stores nobody used for a while, and every one at a graceful shutdown (their
+/// background work flushes the audit log's last batch as it ends).
+struct PeopleIdleService: Service {
+    let people: PersonServers
+    let idleTimeout: Duration
+
+    func run() async throws {
+        let people = self.people
+        let idleTimeout = self.idleTimeout
+        let check = min(idleTimeout / 4, .seconds(30))
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: check)
+                await people.closeIdle(idleTimeout)
+            }
+        }
+        await people.closeAll()
+    }
+}
+

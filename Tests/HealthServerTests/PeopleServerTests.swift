@@ -1,0 +1,305 @@
+import ByteEncodings
+import ClinicalRecords
+import FHIR
+import Foundation
+import HealthImport
+import HealthServer
+import HealthSharing
+import HealthStoreCore
+import HealthStorePostgres
+import HealthStoreSQLite
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import SmartHealthLinks
+import TestSupport
+import Testing
+
+/// Two people, Ana and Ben, on one server for many (a folder of SQLite stores, or one
+/// PostgreSQL database), at `https://health.example`.
+final class PeopleWorld: Sendable {
+    static let origin = "https://health.example"
+    let dir = TemporaryDirectory()
+    let registry: any PeopleRegistry
+    let server: PeopleServer
+    let ana: String
+    let ben: String
+    private let time = MovableTime()
+
+    init(_ engine: ServerEngine, maxOpenPeople: Int = 1000) async throws {
+        let time = self.time
+        let clock = HealthClock { time.now }
+        if engine.name.hasPrefix("postgres") {
+            registry = PostgresPeople(database: try ServerTestDatabase.shared())
+        } else {
+            registry = try SQLitePeople(directory: dir.path("people"))
+        }
+        ana = try await registry.add(name: "Ana").id
+        ben = try await registry.add(name: "Ben").id
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, publicBaseURL: Self.origin)
+        server = try await PeopleServer(
+            registry: registry, credentials: nil, configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: clock, maxOpenPeople: maxOpenPeople)
+    }
+
+    var now: Date { time.now }
+    var clock: HealthClock {
+        let time = self.time
+        return HealthClock { time.now }
+    }
+
+    /// A store of the person, opened beside the server's (as another process would).
+    func store(_ id: String) async throws -> any HealthStore { try await registry.openStore(id: id, credentials: nil, clock: clock) }
+
+    func importResources(_ id: String, _ resources: [String]) async throws {
+        let path = try dir.write("in/\(UUID().uuidString).json", Fixtures.bundle(resources))
+        let report = await RecordImporter(store: try await store(id), options: .init(source: RecordSource(identifier: "clinic"))).importPaths([path])
+        guard report.failed == 0 else { throw TestFailure("the import failed: \(report.files.compactMap(\.error))") }
+    }
+
+    /// An app of the person, allowed every type it asks for.
+    func allowedApp(_ id: String, _ types: Set<HealthDataType>) async throws -> AppCredentials {
+        let consent = ConsentManager(store: try await store(id))
+        let creds = try await consent.register(
+            name: "Tracker", purpose: "Charts your results", privacyPolicyURL: ServerWorld.privacy, requestedTypes: types, requiredTypes: [],
+            redirectURIs: ServerWorld.redirectURIs)
+        try await consent.decide(appID: creds.appID, AuthorizationDecision(allow: types, newData: .share))
+        return creds
+    }
+
+    /// Follows a new enrolment invite of the person: their session cookie (`name=value`).
+    func signIn(_ client: any TestClientProtocol, _ id: String) async throws -> String {
+        let invite = try await EnrolmentInvite.issue(in: try await store(id), publicURL: Self.origin, person: id, now: now)
+        #expect(invite.url.hasPrefix(Self.origin + "/p/\(id)/enrol?token="))
+        let r = try await client.call(.get, String(invite.url.dropFirst(Self.origin.count)))
+        guard r.status == .seeOther, let setCookie = r.headers[.setCookie], let pair = setCookie.split(separator: ";").first else {
+            throw TestFailure("the invite did not sign \(id) in: \(r.status)")
+        }
+        return String(pair)
+    }
+
+    func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        try await server.application().test(.router) { client in try await body(client) }
+    }
+}
+
+/// One server for many people, tried from the attacker's side: each person's pages, passkeys,
+/// recovery codes, FHIR base, app API and shared links answer only for them, and whatever one
+/// person holds (a session, a passkey, a token, a record id, a page token, a link) used on
+/// another's path or with another's id reaches nothing of the other. Both engines.
+@Suite struct PeopleServerTests {
+    static func json(_ object: [String: Any]) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+
+    /// A passkey answer naming a user handle.
+    static func assertion(_ device: inout SoftAuthenticator, _ challenge: [UInt8], handle: String) throws -> String {
+        let a = try device.assert(challenge, origin: PasskeyServerTests.origin, rpID: PasskeyServerTests.rpID)
+        return try json([
+            "next": "/",
+            "credential": [
+                "type": "public-key", "id": Base64URL.encode(device.credentialID), "rawId": Base64URL.encode(device.credentialID),
+                "response": [
+                    "clientDataJSON": Base64URL.encode(a.client), "authenticatorData": Base64URL.encode(a.data), "signature": Base64URL.encode(a.signature),
+                    "userHandle": Base64URL.encode(Array(handle.utf8)),
+                ],
+            ],
+        ])
+    }
+
+    static func cookie(_ r: TestResponse) -> String? { r.headers[.setCookie]?.split(separator: ";").first.map(String.init) }
+
+    @Test(arguments: ServerEngine.plain)
+    func eachBrowserSeesOnlyItsPersonsPagesAndAForgedPrefixSeesNothing(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        try await w.importResources(w.ana, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Asthma")])
+        try await w.importResources(w.ben, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Gout")])
+        try await w.test { client in
+            // Nobody signed in: the front's sign-in page, passkeys and an id with the recovery code.
+            var r = try await client.call(.get, "/")
+            #expect(r.status == .seeOther && r.headers[.location] == "/login")
+            r = try await client.call(.get, "/login")
+            #expect(r.status == .ok && r.text.contains("name=\"person\"") && !r.text.contains("name=\"token\""))
+            #expect(r.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+
+            let ana = try await w.signIn(client, w.ana)
+            let ben = try await w.signIn(client, w.ben)
+            #expect(ana.hasPrefix("__Host-hr_session=\(w.ana).") && ben.hasPrefix("__Host-hr_session=\(w.ben)."))
+            r = try await client.call(.get, "/", cookie: ana)
+            #expect(r.status == .ok && r.text.contains("Asthma") && !r.text.contains("Gout"))
+            r = try await client.call(.get, "/", cookie: ben)
+            #expect(r.status == .ok && r.text.contains("Gout") && !r.text.contains("Asthma"))
+            // The same through each person's own path.
+            r = try await client.call(.get, "/p/\(w.ben)/", cookie: ben)
+            #expect(r.status == .ok && r.text.contains("Gout"))
+
+            // Ana's secret with Ben's id in front, and Ana's cookie on Ben's path: nobody's session.
+            let secret = ana.split(separator: ".", maxSplits: 1)[1]
+            for (cookie, path) in [("__Host-hr_session=\(w.ben).\(secret)", "/"), (ana, "/p/\(w.ben)/"), (ana, "/p/\(w.ben)/export.zip")] {
+                r = try await client.call(.get, path, cookie: cookie)
+                #expect(r.status == .seeOther && r.headers[.location]?.hasPrefix("/login") == true, "\(path) with \(cookie.prefix(40)): \(r.status)")
+                #expect(!r.text.contains("Gout") && !r.text.contains("Asthma"))
+            }
+            // A made-up person, and no person, in the path.
+            for path in ["/p/p-0000000000000000/", "/p/p-0000000000000000/fhir/metadata", "/p/nobody/fhir/metadata", "/p/"] {
+                #expect(try await client.call(.get, path, cookie: ana).status == .notFound, "\(path)")
+            }
+            // An invite works once, and only on its person's path.
+            let invite = try await EnrolmentInvite.issue(in: try await w.store(w.ana), publicURL: PeopleWorld.origin, person: w.ana, now: w.now)
+            let token = try #require(invite.url.components(separatedBy: "token=").last)
+            #expect(try await client.call(.get, "/p/\(w.ben)/enrol?token=\(token)").status == .unauthorized)
+            #expect(try await client.call(.get, "/p/\(w.ana)/enrol?token=\(token)").status == .seeOther)
+            #expect(try await client.call(.get, "/p/\(w.ana)/enrol?token=\(token)").status == .unauthorized)
+        }
+    }
+
+    @Test(arguments: ServerEngine.plain)
+    func aPasskeyNamesItsPersonAndSignsInNoOther(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        try await w.importResources(w.ana, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Asthma")])
+        let made = try SoftAuthenticator.make("ES256")
+        try await w.test { client in
+            var device = made
+            let cookie = try await w.signIn(client, w.ana)
+            let (_, csrf) = try await client.page("/passkeys", cookie: cookie)
+            var r = try await client.call(.post, "/passkeys/options", json: try Self.json(["csrf": csrf]), cookie: cookie)
+            let user = try #require(try r.object()["user"] as? [String: Any])
+            #expect(user["id"] as? String == Base64URL.encode(Array(w.ana.utf8)))
+            r = try await client.call(
+                .post, "/passkeys", json: try PasskeyServerTests.registration(device, try PasskeyServerTests.challenge(r), csrf: csrf), cookie: cookie)
+            let codes = try #require(try r.object()["recoveryCodes"] as? [String])
+            #expect(r.status == .ok && codes.count == 10)
+            // The codes' page names the id the front's recovery form asks for.
+            #expect(try await client.page("/passkeys", cookie: cookie).html.contains(w.ana))
+
+            // At the front: Ana's passkey under Ben's handle finds nothing in Ben's store.
+            let challenge = try PasskeyServerTests.challenge(try await client.call(.post, "/login/passkey/options", json: "{}"))
+            r = try await client.call(.post, "/login/passkey", json: try Self.assertion(&device, challenge, handle: w.ben))
+            #expect(r.status == .unauthorized && r.headers[.setCookie] == nil)
+            // Under her own: signed in as Ana.
+            r = try await client.call(.post, "/login/passkey", json: try Self.assertion(&device, challenge, handle: w.ana))
+            let signedIn = try #require(Self.cookie(r))
+            #expect(r.status == .ok && signedIn.hasPrefix("__Host-hr_session=\(w.ana)."))
+            #expect(try await client.call(.get, "/", cookie: signedIn).text.contains("Asthma"))
+            // The same challenge again (a replay, with a counter that moved on): taken.
+            r = try await client.call(.post, "/login/passkey", json: try Self.assertion(&device, challenge, handle: w.ana))
+            #expect(r.status == .unauthorized && r.text.contains("expired or was already used"))
+            // A challenge the front never signed.
+            r = try await client.call(.post, "/login/passkey", json: try Self.assertion(&device, (0..<40).map { UInt8($0) }, handle: w.ana))
+            #expect(r.status == .unauthorized)
+
+            // A recovery code is Ana's: not Ben's, once.
+            r = try await client.call(.post, "/login/recovery", form: "person=\(w.ben)&code=\(codes[0])")
+            #expect(r.status == .unauthorized && r.headers[.setCookie] == nil)
+            r = try await client.call(.post, "/login/recovery", form: "person=\(w.ana)&code=\(codes[0])")
+            #expect(r.status == .seeOther && Self.cookie(r)?.hasPrefix("__Host-hr_session=\(w.ana).") == true)
+        }
+        // The store kept the signed challenge as taken (any process sees it).
+        #expect(try await w.store(w.ben).passkeys().isEmpty)
+        #expect(try await w.store(w.ana).recoveryCodesLeft() == 9)
+    }
+
+    @Test(arguments: ServerEngine.plain)
+    func anotherPersonsTokensRecordIdsPageTokensAndLinksReachNothing(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        let labs = (1...3).map { Fixtures.record(.labResult, id: "l\($0)", text: "Lab \($0)") }
+        try await w.importResources(w.ana, [Fixtures.patient] + labs + [Fixtures.record(.labResult, id: "la", text: "Ana potassium")])
+        try await w.importResources(w.ben, [Fixtures.patient] + labs + [Fixtures.record(.labResult, id: "lb", text: "Ben sodium")])
+        let anaApp = try await w.allowedApp(w.ana, [.clinical(.labResult)])
+        let benApp = try await w.allowedApp(w.ben, [.clinical(.labResult)])
+        let anaToken = try #require(try await w.server.server(for: w.ana).issueAccessToken(appID: anaApp.appID, scope: "patient/Observation.rs"))
+        let benToken = try #require(try await w.server.server(for: w.ben).issueAccessToken(appID: benApp.appID, scope: "patient/Observation.rs"))
+        let link = try await LinkPublisher(store: try await w.store(w.ana), baseURL: PeopleWorld.origin + "/p/\(w.ana)").publish(
+            HostedLinkContent(summary: true), options: LinkOptions(expires: w.now.addingTimeInterval(3600), label: "For Dr Lee"), now: w.now)
+        try await w.test { client in
+            // Each base serves its person to their token.
+            var r = try await client.call(.get, "/p/\(w.ana)/fhir/Observation", token: anaToken)
+            #expect(r.status == .ok && r.text.contains("Ana potassium") && !r.text.contains("Ben sodium"))
+            #expect(r.text.contains(PeopleWorld.origin + "/p/\(w.ana)/fhir/Observation/"))
+            r = try await client.call(.get, "/p/\(w.ben)/fhir/Observation", token: benToken)
+            #expect(r.status == .ok && r.text.contains("Ben sodium") && !r.text.contains("Ana potassium"))
+            let benIDs = try FHIRAnswerIDs.ids(r)
+            let sodium = try #require(try FHIRAnswerIDs.id(r, named: "Ben sodium"))
+            #expect(benIDs.count == 4)
+            // Each base's discovery names its own endpoints.
+            r = try await client.call(.get, "/p/\(w.ben)/fhir/.well-known/smart-configuration")
+            #expect(r.status == .ok && r.text.contains("\"token_endpoint\":\"\(PeopleWorld.origin)/p/\(w.ben)/token\""))
+
+            // Ana's token on Ben's base, on the front, on the app API of Ben: nothing.
+            for (path, token) in [("/p/\(w.ben)/fhir/Observation", anaToken), ("/p/\(w.ben)/records", anaToken), ("/p/\(w.ben)/changes", anaToken)] {
+                r = try await client.call(.get, path, token: token)
+                #expect(r.status == .unauthorized, "\(path)")
+                #expect(!r.text.contains("Ben sodium"))
+            }
+            #expect(try await client.call(.get, "/fhir/Observation", token: anaToken).status == .notFound)
+            // Ben's record ids through Ana's base, with Ana's token: his own record is not found;
+            // the ids they both have from the same source are Ana's records there.
+            for id in benIDs {
+                r = try await client.call(.get, "/p/\(w.ana)/fhir/Observation/\(id)", token: anaToken)
+                #expect(!r.text.contains("Ben sodium"))
+                #expect(r.status == (id == sodium ? .notFound : .ok))
+            }
+            // Ana's page token on Ben's base with Ben's token: refused, nothing of either.
+            r = try await client.call(.get, "/p/\(w.ana)/fhir/Observation?_count=1", token: anaToken)
+            let next = try #require(FHIRAnswerIDs.next(r))
+            let page = String(next.dropFirst((PeopleWorld.origin + "/p/\(w.ana)").count))
+            #expect(try await client.call(.get, "/p/\(w.ana)" + page, token: anaToken).status == .ok)
+            r = try await client.call(.get, "/p/\(w.ben)" + page, token: benToken)
+            #expect(r.status != .ok && !r.text.contains("Ana potassium") && !r.text.contains("Ben sodium"))
+            // Client credentials of Ana's app: a token at her base only.
+            r = try await client.call(.post, "/p/\(w.ben)/token", form: "grant_type=client_credentials&client_id=\(anaApp.appID)&client_secret=\(anaApp.secret)")
+            #expect(r.status == .unauthorized || r.status == .badRequest)
+            r = try await client.call(.post, "/p/\(w.ana)/token", form: "grant_type=client_credentials&client_id=\(anaApp.appID)&client_secret=\(anaApp.secret)")
+            let apiToken = try #require(try r.object()["access_token"] as? String)
+            #expect(try await client.call(.get, "/p/\(w.ana)/records", token: apiToken).status == .ok)
+            #expect(try await client.call(.get, "/p/\(w.ben)/records", token: apiToken).status == .unauthorized)
+
+            // Ana's shared link lives under her base; its id on Ben's base is nobody's link.
+            let url = link.payload.url
+            #expect(url.hasPrefix(PeopleWorld.origin + "/p/\(w.ana)/shl/"))
+            let path = String(url.dropFirst(PeopleWorld.origin.count))
+            r = try await client.call(.get, path + "?recipient=Dr%20Lee")
+            #expect(r.status == .ok && r.headers[.contentType] == "application/jose")
+            r = try await client.call(.get, path.replacingOccurrences(of: w.ana, with: w.ben) + "?recipient=Dr%20Lee")
+            #expect(r.status == .notFound)
+        }
+    }
+
+    @Test(arguments: ServerEngine.plain)
+    func peoplesStoresOpenOnDemandAndCloseWithoutSigningAnyoneOut(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine, maxOpenPeople: 1)
+        try await w.importResources(w.ana, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Asthma")])
+        try await w.importResources(w.ben, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Gout")])
+        #expect(w.server.openPeople == 0)
+        try await w.test { client in
+            let ana = try await w.signIn(client, w.ana)
+            #expect(w.server.openPeople == 1)
+            let ben = try await w.signIn(client, w.ben)
+            // One open at most: Ana's closed when Ben's opened; her session is in her store.
+            #expect(w.server.openPeople == 1)
+            #expect(try await client.call(.get, "/", cookie: ana).text.contains("Asthma"))
+            #expect(try await client.call(.get, "/", cookie: ben).text.contains("Gout"))
+            #expect(w.server.openPeople == 1)
+            await w.server.closeIdle(.zero)
+            #expect(w.server.openPeople == 0)
+            #expect(try await client.call(.get, "/", cookie: ana).text.contains("Asthma"))
+        }
+    }
+}
+
+/// Ids and links of a FHIR searchset.
+enum FHIRAnswerIDs {
+    static func ids(_ r: TestResponse) throws -> [String] {
+        let bundle = try r.object()
+        return (bundle["entry"] as? [[String: Any]] ?? []).compactMap { ($0["resource"] as? [String: Any])?["id"] as? String }
+    }
+
+    static func id(_ r: TestResponse, named name: String) throws -> String? {
+        let bundle = try r.object()
+        let resources = (bundle["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
+        return resources.first { (($0["code"] as? [String: Any])?["text"] as? String) == name }?["id"] as? String
+    }
+
+    static func next(_ r: TestResponse) -> String? {
+        guard let bundle = try? r.object() else { return nil }
+        return (bundle["link"] as? [[String: Any]] ?? []).first { $0["relation"] as? String == "next" }?["url"] as? String
+    }
+}
