@@ -8,8 +8,9 @@
 #   2c. passkeys: Chromium's virtual authenticator enrols, signs in and uses a recovery code
 #      (Scripts/browser-passkey-test.py), and soft-webauthn (PyPI, its own venv) enrols and signs in
 #      over HTTP with the negative cases (Scripts/passkey-peers-test.py); with PostgreSQL, two serve
-#      processes on one store with every request of a SMART flow, a passkey enrolment and sign-in and a
-#      link's passcode attempts alternating between them (Scripts/two-process-test.py);
+#      processes on one store with every request of a SMART flow, a passkey enrolment and sign-in, a
+#      link's passcode attempts and an app's authorization request alternating between them, then two
+#      processes serving every person of the database (Scripts/two-process-test.py);
 #   3. the SMART peers test (Python fhirclient, fhirpy and fhir.resources from PyPI with the same chromium;
 #      Scripts/smart-peers-test.py), on SQLite and, like the browser test, on PostgreSQL;
 #   4. provider connections (issue 16): the quirks test (Scripts/provider-quirks-test.py against the scripted

@@ -15,6 +15,11 @@ globally hold across them:
    the same answer replayed to B is refused.
 3. A SMART Health Link with a passcode and 3 attempts: wrong passcodes to A, B, A use up the
    attempts together, after which the right passcode on B finds nothing.
+4. The app API's authorization request: made on A, answered on B's consent page, its status
+   read on A, and the grant reading on B.
+5. Many people (`serve --postgres URL` without a person, two processes): Ana's invite opened on
+   A, her passkey enrolled on B; the front's sign-in options from A, the answer to B (a session
+   in Ana's store, named by her id), the replay to A refused; Ana's session on Ben's path is nobody's.
 
 Needs HEALTHRECORDS_POSTGRES_URL (or --postgres); soft-webauthn for the passkey part (the
 passkey venv of Scripts/server-checks.sh).
@@ -78,6 +83,9 @@ def main():
     redirect = "http://127.0.0.1:9/callback"
     app = json.loads(run("apps", "register", "--name", "Two processes", "--purpose", "Reads labs", "--privacy-url", "https://two.example/privacy",
                          "--redirect-uri", redirect, "--public", "--types", "lab-result,personal-details", "--json"))
+
+    api_app = json.loads(run("apps", "register", "--name", "Two processes API", "--purpose", "Reads labs", "--privacy-url", "https://two.example/privacy",
+                             "--types", "lab-result,condition", "--json"))
 
     ports = [free_port(), free_port()]
     public = f"http://localhost:{ports[0]}"
@@ -190,12 +198,97 @@ def main():
         check(remaining == [2, 1, 0], f"wrong passcodes on A, B, A use up one count ({remaining})")
         r = requests.post(B + url, json={"recipient": "Dr. Two", "passcode": "right-passcode"})
         check(r.status_code == 404, f"after the last attempt the link is gone on B too ({r.status_code})")
+
+        # 4. An app API authorization request, alternating.
+        r = requests.post(A + "/token", data={"grant_type": "client_credentials", "client_id": api_app["appId"], "client_secret": api_app["secret"]})
+        api_token = r.json()["access_token"]
+        auth = {"Authorization": "Bearer " + api_token}
+        r = requests.post(A + "/authorization-requests", json={"types": ["lab-result", "condition"]}, headers=auth)
+        check(r.status_code == 201, f"A takes the app's authorization request ({r.status_code})")
+        pending = r.json()
+        consent_path = pending["url"].replace(public, "")
+        html = person_session.get(B + consent_path).text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', html)
+        check(csrf is not None and 'name="allow"' in html, "B shows the consent page of the request A took")
+        r = person_session.post(B + consent_path, data={"csrf": csrf.group(1), "allow": "lab-result", "newData": "share", "action": "allow"})
+        check(r.status_code == 200, f"the person answers on B ({r.status_code})")
+        r = requests.get(A + "/authorization-requests/" + pending["id"], headers=auth)
+        check(r.status_code == 200 and r.json().get("status") == "completed", f"A reports the answer given on B ({r.text[:80]})")
+        r = requests.get(B + "/records?type=lab-result&limit=1", headers=auth)
+        check(r.status_code == 200 and len(r.json().get("records", [])) == 1, "the grant reads on B")
+        r = person_session.post(A + consent_path, data={"csrf": csrf.group(1), "allow": "condition", "newData": "share", "action": "allow"})
+        check(r.status_code == 404, f"a second answer on A finds the request answered ({r.status_code})")
     finally:
         for s in servers:
             s.terminate()
         for s in servers:
             s.wait(timeout=20)
+    many_people(cli, a.postgres, work, env)
     print(f"two-process test passed: {len(checks)} checks")
+
+
+def many_people(cli, postgres, work, env):
+    """Two processes serving every person of the database."""
+    database = postgres.split("?")[0] + ("?" + "&".join(p for p in postgres.split("?")[1].split("&") if not p.startswith("person=")) if "?" in postgres else "")
+    database = database.rstrip("?")
+
+    def people(*args):
+        out = subprocess.run([cli, "people", *args, "--postgres", database], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            raise SystemExit(f"people {' '.join(args)} failed: {out.stderr}")
+        return out.stdout
+
+    ana = json.loads(people("add", "Ana", "--json"))["id"]
+    ben = json.loads(people("add", "Ben", "--json"))["id"]
+    ports = [free_port(), free_port()]
+    public = f"http://localhost:{ports[0]}"
+    servers = []
+    for i, port in enumerate(ports):
+        log = open(os.path.join(work, f"people-{i}.log"), "w")
+        servers.append(subprocess.Popen([cli, "serve", "--postgres", database, "--port", str(port), "--public-url", public, "--text-logs",
+                                         "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT, env=env))
+    A, B = (f"http://localhost:{p}" for p in ports)
+    try:
+        for base in (A, B):
+            for _ in range(300):
+                try:
+                    if requests.get(base + "/healthz", timeout=1).ok:
+                        break
+                except requests.RequestException:
+                    time.sleep(0.1)
+        invite = json.loads(people("invite", ana, "--public-url", public, "--json"))["url"]
+        session = requests.Session()
+        r = session.get(invite.replace(public, A), allow_redirects=False)
+        check(r.status_code == 303 and session.cookies.get("hr_session", "").startswith(ana + "."), "Ana's invite opened on A signs her in")
+        html = session.get(B + "/passkeys").text
+        check(ana in html, "B serves Ana's passkey page to the session A started")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+        options = session.post(A + "/passkeys/options", json={"csrf": csrf}).json()
+        check(passkey_peers.unb64u(options["user"]["id"]) == ana.encode(), "her passkeys' user handle is her id")
+        options["challenge"] = passkey_peers.unb64u(options["challenge"])
+        options["user"]["id"] = passkey_peers.unb64u(options["user"]["id"])
+        device = passkey_peers.VerifyingDevice()
+        credential = device.create({"publicKey": options}, public)
+        r = session.post(B + "/passkeys", json={"csrf": csrf, "name": "Ana's phone", "credential": passkey_peers.encode(credential)})
+        check(r.status_code == 200, f"enrolment options from A, the answer to B ({r.status_code})")
+        fresh = requests.Session()
+        options = fresh.post(A + "/login/passkey/options").json()
+        options["challenge"] = passkey_peers.unb64u(options["challenge"])
+        answer = {"next": "/", "credential": passkey_peers.encode(device.get({"publicKey": options}, public))}
+        r = fresh.post(B + "/login/passkey", json=answer)
+        check(r.status_code == 200 and fresh.cookies.get("hr_session", "").startswith(ana + "."), f"the front's challenge from A, answered on B ({r.status_code})")
+        check(fresh.get(A + "/passkeys").status_code == 200, "the session B started opens Ana's pages on A")
+        r = requests.post(A + "/login/passkey", json=answer)
+        check(r.status_code == 401, f"the same answer replayed on A is refused ({r.status_code})")
+        r = fresh.get(A + f"/p/{ben}/passkeys", allow_redirects=False)
+        check(r.status_code == 303, "Ana's session on Ben's path is nobody's session")
+    finally:
+        for s in servers:
+            s.terminate()
+        for s in servers:
+            s.wait(timeout=20)
+        people("remove", ana, "--yes")
+        people("remove", ben, "--yes")
 
 
 if __name__ == "__main__":

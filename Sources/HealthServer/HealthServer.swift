@@ -79,7 +79,7 @@ public struct HealthServer: Sendable {
             pollInterval: configuration.observePollInterval, logger: logger)
         appAccess = AppAccess(
             tokens: tokens, limiter: RateLimiter(rate: limits.appRequestsPerSecond, burst: limits.appBurst), consent: consent,
-            pending: PendingRequests(lifetime: configuration.pendingRequestLifetime, clock: store.clock, maxPerApp: limits.maxPendingRequestsPerApp),
+            pending: PendingRequests(store: store, lifetime: configuration.pendingRequestLifetime, clock: store.clock, maxPerApp: limits.maxPendingRequestsPerApp),
             webhooks: webhooks, maxStreamsPerApp: limits.maxStreamsPerApp)
         let keyFetcher = PinnedHTTPFetcher(
             policy: FetchPolicy(allowLoopback: configuration.webhooks.allowLoopback, allowPrivateAddresses: configuration.webhooks.allowPrivateAddresses),

@@ -37,14 +37,14 @@ struct AuthorizationRoutes {
                 initial = .completed
                 do { try await view.checkRequiredAuthorization() } catch ConsentError.requiredAuthorizationDenied { initial = .requiredAuthorizationDenied }
             }
-            guard let r = pending.addAuthorization(appID: view.app.id, types: types, redirectURI: redirect, state: initial) else {
+            guard let r = try await pending.addAuthorization(appID: view.app.id, types: types, redirectURI: redirect, state: initial) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")
             }
             return JSONResponse.make(json(r), status: .created)
         }
         group.get("/authorization-requests/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = pending.authorization(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
+            guard let r = try await pending.authorization(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
             return JSONResponse.make(json(r))
         }
         group.get("/authorization-status") { request, context -> Response in

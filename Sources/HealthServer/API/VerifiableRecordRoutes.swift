@@ -39,21 +39,21 @@ struct VerifiableRecordRoutes {
             let query = try VerifiableRecordQuery(parameters: parameters, requireRecordTypes: true)
             let redirect = try RequestParsing.redirectURI(body.redirectUri, app: view.app)
             let vr = VerifiableRecordRequest(appID: view.app.id, recordTypes: query.recordTypes, relevantDate: query.relevantDate, sourceTypes: query.sourceTypes)
-            guard let r = pending.addCards(vr, redirectURI: redirect) else {
+            guard let r = try await pending.addCards(vr, redirectURI: redirect) else {
                 throw APIError.conflict("too many pending requests; wait for the person to answer")
             }
             return JSONResponse.make(json(r), status: .created)
         }
         group.get("/verifiable-record-requests/{id}") { _, context -> Response in
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = pending.cards(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
+            guard let r = try await pending.cards(id), r.appID == (try context.app().app.id) else { throw APIError.notFound }
             return JSONResponse.make(json(r))
         }
         group.post("/verifiable-record-requests/{id}/records") { _, context -> Response in
             let view = try context.app()
             let id = try RequestParsing.pathParameter("id", in: context)
-            guard let r = pending.cards(id), r.appID == view.app.id else { throw APIError.notFound }
-            guard let token = pending.collectCards(id, appID: view.app.id) else {
+            guard let r = try await pending.cards(id), r.appID == view.app.id else { throw APIError.notFound }
+            guard let token = try await pending.collectCards(id, appID: view.app.id) else {
                 throw APIError.conflict(r.state == .pending ? "the person has not answered yet" : "the records were collected already")
             }
             let cards: [StoredVerifiableRecord]

@@ -18,7 +18,7 @@ struct ConsentRoutes {
 
     func register(on group: RouterGroup<HealthRequestContext>) {
         group.get("/consent/{id}") { _, context -> Response in
-            guard let r = pending.authorization(context.parameters.get("id") ?? ""), r.state == .pending,
+            guard let r = try await pending.authorization(context.parameters.get("id") ?? ""), r.state == .pending,
                 let app = try? await consent.app(r.appID).registration
             else { return pages.notFound(context) }
             let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
@@ -35,7 +35,7 @@ struct ConsentRoutes {
         }
         pages.post(group, "/consent/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard let r = pending.authorization(id), r.state == .pending, let app = try? await consent.app(r.appID).registration else {
+            guard let r = try await pending.authorization(id), r.state == .pending, let app = try? await consent.app(r.appID).registration else {
                 return pages.notFound(context)
             }
             let picked = form["action"] == "deny" ? [] : Set(form.all("allow"))
@@ -54,7 +54,7 @@ struct ConsentRoutes {
             } catch ConsentError.requiredAuthorizationDenied {
                 outcome = .requiredAuthorizationDenied
             }
-            _ = pending.answerAuthorization(id, state: outcome)
+            _ = try await pending.answerAuthorization(id, state: outcome)
             if let redirect = r.redirectURI { return PageRenderer.redirect(Self.append(redirect, "authorization_request", id)) }
             let message = outcome == .completed
                 ? "Your choices are saved. You can change them at any time on the Apps page. You can return to \(app.name) now."
@@ -62,7 +62,7 @@ struct ConsentRoutes {
             return pages.message(context, "Done", message)
         }
         group.get("/share/{id}") { _, context -> Response in
-            guard let r = pending.cards(context.parameters.get("id") ?? ""), r.state == .pending,
+            guard let r = try await pending.cards(context.parameters.get("id") ?? ""), r.state == .pending,
                 let app = try? await consent.app(r.appID).registration
             else { return pages.notFound(context) }
             let cards = try await consent.offeredCards(for: r.request)
@@ -72,7 +72,7 @@ struct ConsentRoutes {
         }
         pages.post(group, "/share/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard let r = pending.cards(id), r.state == .pending, let app = try? await consent.app(r.appID).registration else {
+            guard let r = try await pending.cards(id), r.state == .pending, let app = try? await consent.app(r.appID).registration else {
                 return pages.notFound(context)
             }
             let picked = form["action"] == "none" ? [] : form.all("card")
@@ -80,7 +80,7 @@ struct ConsentRoutes {
             do { token = try await consent.shareCards(r.request, picked: picked) } catch ConsentError.cardNotOffered {
                 return pages.message(context, "Not shared", "A card you picked is not one this request offers. Nothing was shared.")
             }
-            _ = pending.answerCards(id, token: token)
+            _ = try await pending.answerCards(id, token: token)
             if let redirect = r.redirectURI { return PageRenderer.redirect(Self.append(redirect, "verifiable_record_request", id)) }
             let n = picked.count
             return pages.message(

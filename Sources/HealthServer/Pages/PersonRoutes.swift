@@ -92,7 +92,7 @@ struct PersonRoutes {
         pages.post(group, "/apps/{id}/revoke") { _, context -> Response in
             guard let id = context.parameters.get("id"), (try? await consent.app(id)) != nil else { return pages.notFound(context) }
             try await consent.revoke(appID: id)
-            access.endAllAccess(appID: id)
+            try await access.endAllAccess(appID: id)
             return PageRenderer.redirect("/apps/\(id)")
         }
     }

@@ -27,7 +27,7 @@ struct ReviewRoutes {
                 try await consent.narrowHistory(appID: id, to: window)
             case "revoke":
                 try await consent.revoke(appID: id)
-                access.endAllAccess(appID: id)
+                try await access.endAllAccess(appID: id)
             default:
                 return pages.message(context, "Not changed", "Choose Keep, Narrow or Revoke. Nothing was changed.", status: .badRequest)
             }

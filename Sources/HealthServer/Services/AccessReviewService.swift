@@ -21,7 +21,7 @@ struct AccessReviewService: Service {
             while !Task.isCancelled {
                 do {
                     let ended = try await consent.endUnconfirmedAccess()
-                    for id in ended { access.endAllAccess(appID: id) }
+                    for id in ended { try await access.endAllAccess(appID: id) }
                     if !ended.isEmpty { logger.info("unconfirmed app access ended", metadata: ["count": "\(ended.count)"]) }
                 } catch {
                     logger.warning("unconfirmed app access could not be ended", metadata: ["error": "\(error)"])

@@ -87,7 +87,7 @@ final class AppAccess: Sendable {
         let stored: StoredApp?
         do { stored = try await consent.store.app(id: appID) } catch { return (.unavailable, nil) }
         guard let stored else {
-            endAllAccess(appID: appID)
+            try? await endAllAccess(appID: appID)
             return (.revoked, nil)
         }
         guard stored.accessRevision == revision else {
@@ -133,9 +133,9 @@ final class AppAccess: Sendable {
 
     /// Ends everything an app holds in this process, requests waiting for the person included:
     /// the person revoked it here.
-    func endAllAccess(appID: String) {
+    func endAllAccess(appID: String) async throws {
         endAccess(appID: appID, before: .max)
-        pending.removeAll(appID: appID)
+        try await pending.removeAll(appID: appID)
     }
 }
 

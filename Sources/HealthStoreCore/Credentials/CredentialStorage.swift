@@ -19,4 +19,11 @@ public protocol CredentialStorage: Sendable {
     func deleteCredentials(appID: String) async throws -> Int
     /// Removes credentials that expired before a date; returns how many.
     func deleteCredentials(expiredBefore date: Date) async throws -> Int
+    /// Removes the credentials of one kind issued to an app; returns how many.
+    func deleteCredentials(_ kind: StoredCredential.Kind, appID: String) async throws -> Int
+    /// How many credentials of a kind an app holds that have not expired at `date`.
+    func countCredentials(_ kind: StoredCredential.Kind, appID: String, liveAt date: Date) async throws -> Int
+    /// Replaces a credential's details if they are still `old`, atomically: of two processes
+    /// answering the same request, one changes it; `false` when it is gone or was changed.
+    func replaceCredentialDetails(_ kind: StoredCredential.Kind, digest: Data, from old: Data, to new: Data) async throws -> Bool
 }

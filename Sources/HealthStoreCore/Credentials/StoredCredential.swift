@@ -27,6 +27,10 @@ public struct StoredCredential: Sendable, Hashable {
         /// A one-time enrolment link an operator made for a person (`people invite`): it signs
         /// them in once, to enrol a passkey.
         case enrolmentInvite = "invite"
+        /// An app API authorization request waiting for the person (and then their answer).
+        case appAuthorizationRequest = "app-request"
+        /// An app's request for verifiable records waiting for the person's pick.
+        case cardRequest = "card-request"
     }
 
     /// What the credential is.

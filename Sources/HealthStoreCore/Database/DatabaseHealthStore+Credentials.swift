@@ -60,6 +60,28 @@ extension DatabaseHealthStore {
         return try await credentialTransaction { session in try await session.rows(final).count }
     }
 
+    public func deleteCredentials(_ kind: StoredCredential.Kind, appID: String) async throws -> Int {
+        var q = sql("DELETE FROM oauth_credential WHERE ")
+        q += q.scope() + " AND kind = " + q.bind(kind.rawValue) + " AND app_id = " + q.bind(appID) + " RETURNING kind"
+        let final = q
+        return try await credentialTransaction { session in try await session.rows(final).count }
+    }
+
+    public func countCredentials(_ kind: StoredCredential.Kind, appID: String, liveAt date: Date) async throws -> Int {
+        var q = sql("SELECT count(*) FROM oauth_credential WHERE ")
+        q += q.scope() + " AND kind = " + q.bind(kind.rawValue) + " AND app_id = " + q.bind(appID) + " AND expires > " + q.bind(date.timeIntervalSince1970)
+        let final = q
+        return try await read { session in Int(try await session.row(final).map { try $0.int(0) } ?? 0) }
+    }
+
+    public func replaceCredentialDetails(_ kind: StoredCredential.Kind, digest: Data, from old: Data, to new: Data) async throws -> Bool {
+        var q = sql("UPDATE oauth_credential SET details = ")
+        q += q.bind(new) + " WHERE " + q.scope() + " AND kind = " + q.bind(kind.rawValue) + " AND digest = " + q.bind(digest)
+        q += " AND details = " + q.bind(old) + " RETURNING kind"
+        let final = q
+        return try await credentialTransaction { session in try await session.row(final) != nil }
+    }
+
     private func select(_ kind: StoredCredential.Kind, _ digest: Data) -> SQLStatement {
         var q = sql("SELECT " + Self.columns + " FROM oauth_credential WHERE ")
         q += q.scope() + " AND kind = " + q.bind(kind.rawValue) + " AND digest = " + q.bind(digest)

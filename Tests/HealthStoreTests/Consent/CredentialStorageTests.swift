@@ -12,6 +12,44 @@ import TestSupport
 
     static func digest(_ s: String) -> Data { Data(SHA256.hash(data: Data(s.utf8))) }
 
+    /// Requests waiting for the person: counted per app while live, answered once by a
+    /// compare-and-set of their details however many answers race, removed per kind and app.
+    @Test(arguments: StoreEngine.all)
+    func pendingRequestsAreCountedAndAnsweredOnce(engine: StoreEngine) async throws {
+        let w = try await ConsentWorld(engine)
+        let app = try await w.consent.register(
+            name: "Chart", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: [.clinical(.labResult)],
+            redirectURIs: [URL(string: "https://chart.example/cb")!], clientType: .public)
+        let now = w.store.clock.now
+        for n in 0..<3 {
+            let digest = Self.digest("request-\(n)")
+            #expect(
+                try await w.store.insertCredential(
+                    StoredCredential(
+                        kind: .appAuthorizationRequest, digest: digest, appID: app.appID, family: digest, expires: now.addingTimeInterval(n == 2 ? -1 : 60),
+                        details: Data("pending".utf8))))
+        }
+        // The expired one does not count; another kind does not count.
+        #expect(try await w.store.countCredentials(.appAuthorizationRequest, appID: app.appID, liveAt: now) == 2)
+        #expect(try await w.store.countCredentials(.cardRequest, appID: app.appID, liveAt: now) == 0)
+        // Eight answers at once: one changes the request.
+        let store = w.store
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<8 {
+                group.addTask {
+                    try await store.replaceCredentialDetails(
+                        .appAuthorizationRequest, digest: Self.digest("request-0"), from: Data("pending".utf8), to: Data("answer \(n)".utf8))
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+        #expect(try await w.store.credential(.appAuthorizationRequest, digest: Self.digest("request-0"))?.details.starts(with: Data("answer".utf8)) == true)
+        #expect(try await !w.store.replaceCredentialDetails(.appAuthorizationRequest, digest: Self.digest("nothing"), from: Data("pending".utf8), to: Data()))
+        #expect(try await w.store.deleteCredentials(.cardRequest, appID: app.appID) == 0)
+        #expect(try await w.store.deleteCredentials(.appAuthorizationRequest, appID: app.appID) == 3)
+    }
+
     @Test(arguments: StoreEngine.all)
     func singleUseFamiliesAndExpiry(engine: StoreEngine) async throws {
         let w = try await ConsentWorld(engine)
