@@ -43,7 +43,9 @@ INSERT INTO person_table (name) VALUES
     ('medication_note'),
     ('person_setting'),
     ('passkey'),
-    ('recovery_code');
+    ('recovery_code'),
+    ('household'),
+    ('proxy_action');
     -- distribution: end
 
 SELECT create_distributed_table(name, 'person_id', colocate_with => CASE WHEN name = 'person' THEN 'none' ELSE 'person' END)

@@ -41,6 +41,8 @@ public struct HealthServer: Sendable {
     let sharedLinks: SharedLinkFetcher
     let hostedLinks: HostedLinkService
     let passkeys: PasskeyCeremonies
+    /// In a server for many people, how this person's pages reach the others' (proxies).
+    let household: Household?
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -64,9 +66,10 @@ public struct HealthServer: Sendable {
     /// people are counted together.
     init(
         store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)?, resolver: any HostResolver,
-        renderer: PageRenderer, failures: FailureThrottle?
+        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil
     ) async throws {
         self.store = store
+        self.household = household
         self.configuration = configuration
         self.logger = logger
         let limits = configuration.limits
@@ -154,7 +157,8 @@ public struct HealthServer: Sendable {
         fhirRoutes.registerPublic(on: router)
         fhirRoutes.registerProtected(on: router.group().add(middleware: BearerAuthMiddleware(access: appAccess, audience: .fhir)))
 
-        let signedIn = router.group().add(middleware: PersonAuthMiddleware(person: person, renderer: renderer))
+        let signedIn = router.group().add(middleware: PersonAuthMiddleware(person: person, renderer: renderer, proxyLog: store, clock: store.clock))
+        let personOnly = signedIn.group().add(middleware: PersonOnlyMiddleware(renderer: renderer))
         PersonRoutes(records: store, consent: consent, access: appAccess, pages: pages).register(on: signedIn)
         ReviewRoutes(consent: consent, access: appAccess, pages: pages).register(on: signedIn)
         RecordPageRoutes(records: store, pages: pages).register(on: signedIn)
@@ -175,7 +179,9 @@ public struct HealthServer: Sendable {
         PasskeyRoutes(
             ceremonies: passkeys, person: person, failures: authorization.failures, pages: pages,
             bodyLimit: limits.maxBodyBytes, personID: configuration.servedPerson
-        ).register(on: router, signedIn: signedIn)
+        ).register(on: router, signedIn: personOnly)
+        HouseholdRoutes(store: store, person: person, household: household, personID: configuration.servedPerson, pages: pages, clock: store.clock)
+            .register(on: signedIn, personOnly: personOnly)
         return router
     }
 

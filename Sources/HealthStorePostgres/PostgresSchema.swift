@@ -22,6 +22,7 @@ import HealthStoreCore
 /// - `v15-person-names`: the operator's name of each person added with `people add` (`PostgresPeople`).
 /// - `v16-server-settings`: server-wide secrets of a server for many people (no `person_id`: a
 ///   small reference table on a cluster, written once per secret).
+/// - `v17-household`: as SQLite's `v16-household` (proxy arrangements, what proxies did).
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -397,11 +398,29 @@ enum PostgresSchema {
                 value bytea NOT NULL
             );
             """),
+        Migration(name: "v17-household", sql: """
+            CREATE TABLE household (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                other_id text NOT NULL,
+                role text NOT NULL,
+                other_name text NOT NULL,
+                created double precision NOT NULL,
+                PRIMARY KEY (person_id, other_id, role)
+            );
+            CREATE TABLE proxy_action (
+                person_id text NOT NULL REFERENCES person (person_id) ON DELETE CASCADE,
+                actor_id text NOT NULL,
+                actor_name text NOT NULL,
+                action bytea NOT NULL,
+                at double precision NOT NULL
+            );
+            CREATE INDEX proxy_action_at ON proxy_action (person_id, at);
+            """),
     ]
 
     /// The tables that hold a person's data, children first (for emptiness checks and removal).
     static let personTables = [
-        "recovery_code", "passkey", "person_setting", "medication_note", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
+        "proxy_action", "household", "recovery_code", "passkey", "person_setting", "medication_note", "medication_choice", "hosted_link_access", "hosted_link_location", "hosted_link_file", "hosted_link", "provider_connection", "oauth_credential", "card_share", "audit_entry", "read_grant", "app", "verifiable_record", "quantity_sample_tombstone", "quantity_sample", "tombstone",
         "resource_version", "resource", "source", "store_key", "anchor_secret",
     ]
 

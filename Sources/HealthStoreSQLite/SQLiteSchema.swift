@@ -32,7 +32,7 @@ import HealthStoreCore
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v15-passkeys"
+    static let latestMigration = "v16-household"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -446,6 +446,26 @@ enum SQLiteSchema {
                     backup_eligible INTEGER NOT NULL
                 );
                 CREATE TABLE recovery_code (digest BLOB PRIMARY KEY);
+                """)
+        })
+        m.append(Migration(name: "v16-household") { db in
+            // Proxy arrangements between people of one server (ids and the operator's names, no
+            // health data), and what proxies did, the action sealed (it names pages and records).
+            try db.execute("""
+                CREATE TABLE household (
+                    other_id TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    other_name TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    PRIMARY KEY (other_id, role)
+                );
+                CREATE TABLE proxy_action (
+                    actor_id TEXT NOT NULL,
+                    actor_name TEXT NOT NULL,
+                    action BLOB NOT NULL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX proxy_action_at ON proxy_action (at);
                 """)
         })
         return m

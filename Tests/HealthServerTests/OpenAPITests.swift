@@ -19,6 +19,7 @@ import Testing
         "POST /links/{handle}/revoke", "GET /view", "GET /static/viewer.js", "GET /medication-list", "POST /medication-list/{id}", "GET /apps/review", "POST /apps/review/{id}", "POST /apps/review-settings",
         "GET /passkeys", "POST /passkeys/options", "POST /passkeys", "POST /passkeys/{id}/rename", "POST /passkeys/{id}/remove",
         "POST /passkeys/recovery-codes", "POST /login/passkey/options", "POST /login/passkey", "POST /login/recovery", "GET /static/passkeys.js", "GET /enrol",
+        "GET /household", "POST /household/proxies", "POST /household/proxies/{id}/remove", "POST /household/represented/{id}/remove",
     ]
 
     /// Whether a route belongs to the FHIR API, which its CapabilityStatement (`/fhir/metadata`)

@@ -283,6 +283,89 @@ final class PeopleWorld: Sendable {
             #expect(try await client.call(.get, "/", cookie: ana).text.contains("Asthma"))
         }
     }
+
+    /// The value a response sets for a cookie.
+    static func setCookie(_ r: TestResponse, _ name: String) -> String? {
+        r.headers[values: .setCookie].compactMap { header -> String? in
+            guard let pair = header.split(separator: ";").first, pair.hasPrefix(name + "=") else { return nil }
+            return String(pair.dropFirst(name.count + 1))
+        }.first
+    }
+
+    @Test(arguments: ServerEngine.plain)
+    func aProxyActsForSomeoneWhoSeesAllTheyDidAndCanEndItAtOnce(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        let cleo = try await w.registry.add(name: "Cleo").id
+        try await w.importResources(w.ben, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Gout")])
+        try await w.importResources(cleo, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Eczema")])
+        try await w.test { client in
+            let ana = try await w.signIn(client, w.ana)
+            let ben = try await w.signIn(client, w.ben)
+            let anaValue = String(ana.dropFirst("__Host-hr_session=".count))
+            // Ben makes Ana his proxy, by her id.
+            var (html, csrf) = try await client.page("/household", cookie: ben)
+            #expect(html.contains(w.ben))
+            var r = try await client.call(.post, "/household/proxies", form: "csrf=\(formEncoded(csrf))&person=\(w.ana)", cookie: ben)
+            #expect(r.status == .seeOther)
+            r = try await client.call(.post, "/household/proxies", form: "csrf=\(formEncoded(csrf))&person=p-0000000000000000", cookie: ben)
+            #expect(r.status == .badRequest)
+            (html, csrf) = try await client.page("/household", cookie: ana)
+            #expect(html.contains("Act for Ben") && !html.contains("Act for Cleo"))
+
+            // Cleo never made Ana her proxy: no switch.
+            r = try await client.call(.post, "/act-for", form: "csrf=\(formEncoded(csrf))&person=\(cleo)", cookie: ana)
+            #expect(r.status == .forbidden)
+            // A forged form: no switch.
+            r = try await client.call(.post, "/act-for", form: "csrf=forged&person=\(w.ben)", cookie: ana)
+            #expect(r.status == .forbidden && Self.setCookie(r, "__Host-hr_session") == nil)
+            r = try await client.call(.post, "/act-for", form: "csrf=\(formEncoded(csrf))&person=\(w.ben)", cookie: ana)
+            let acting = try #require(Self.setCookie(r, "__Host-hr_session"))
+            #expect(r.status == .seeOther && acting.hasPrefix(w.ben + ".") && Self.setCookie(r, "__Host-hr_home") == anaValue)
+            let proxy = "__Host-hr_session=\(acting); __Host-hr_home=\(anaValue)"
+
+            // Acting for Ben: his records, a banner, an export; never his passkeys or household.
+            r = try await client.call(.get, "/", cookie: proxy)
+            #expect(r.status == .ok && r.text.contains("Gout") && r.text.contains("you are acting for <strong>Ben</strong>"))
+            #expect(try await client.call(.get, "/export.zip", cookie: proxy).status == .ok)
+            let proxyCSRF = try await client.page("/", cookie: proxy).csrf
+            for (method, path) in [(HTTPRequest.Method.get, "/passkeys"), (.get, "/household")] {
+                #expect(try await client.call(method, path, cookie: proxy).status == .forbidden, "\(path)")
+            }
+            r = try await client.call(.post, "/passkeys/options", json: try Self.json(["csrf": proxyCSRF]), cookie: proxy)
+            #expect(r.status == .forbidden)
+            r = try await client.call(.post, "/passkeys/recovery-codes", form: "csrf=\(formEncoded(proxyCSRF))", cookie: proxy)
+            #expect(r.status == .forbidden)
+            r = try await client.call(.post, "/household/proxies", form: "csrf=\(formEncoded(proxyCSRF))&person=\(cleo)", cookie: proxy)
+            #expect(r.status == .forbidden)
+            // Cleo's path with Ben's proxy session: nothing.
+            r = try await client.call(.get, "/p/\(cleo)/", cookie: proxy)
+            #expect(r.status == .seeOther && !r.text.contains("Eczema"))
+
+            // Back to her own records.
+            r = try await client.call(.post, "/act-for/stop", form: "csrf=\(formEncoded(proxyCSRF))", cookie: proxy)
+            #expect(r.status == .seeOther && Self.setCookie(r, "__Host-hr_session") == anaValue)
+            #expect(try await client.call(.get, "/", cookie: proxy).status == .seeOther, "the proxy session ended")
+
+            // Ben sees everything she did, under her name.
+            html = try await client.page("/household", cookie: ben).html
+            for action in ["GET /", "GET /export.zip", "GET /passkeys", "POST /passkeys/options", "POST /household/proxies"] {
+                #expect(html.contains("· \(action)</span>"), "\(action) is not in Ben's log")
+            }
+            #expect(html.contains("<span class=\"name\">Ana</span>"))
+
+            // Ana switches again; Ben removes her; the session she holds ends at once.
+            r = try await client.call(.post, "/act-for", form: "csrf=\(formEncoded(csrf))&person=\(w.ben)", cookie: ana)
+            let again = "__Host-hr_session=" + (try #require(Self.setCookie(r, "__Host-hr_session")))
+            #expect(try await client.call(.get, "/", cookie: again).status == .ok)
+            let benCSRF = try await client.page("/household", cookie: ben).csrf
+            r = try await client.call(.post, "/household/proxies/\(w.ana)/remove", form: "csrf=\(formEncoded(benCSRF))", cookie: ben)
+            #expect(r.status == .seeOther)
+            #expect(try await client.call(.get, "/", cookie: again).status == .seeOther)
+            r = try await client.call(.post, "/act-for", form: "csrf=\(formEncoded(csrf))&person=\(w.ben)", cookie: ana)
+            #expect(r.status == .forbidden)
+            #expect(!(try await client.page("/household", cookie: ana).html.contains("Act for Ben")))
+        }
+    }
 }
 
 /// Ids and links of a FHIR searchset.

@@ -15,11 +15,15 @@ struct PageFrame<Content: PageContent>: MustacheParent {
     let content: Content
     let signedIn: Bool
     let csrf: String
+    /// In a proxy's session: who acts, and for whom (the banner every page shows them).
+    var proxy: ProxyActor? = nil
 
     func child(named name: String) -> Any? {
         switch name {
         case "signedIn": return signedIn
         case "csrf": return csrf
+        case "proxyName": return proxy?.name
+        case "actingFor": return proxy.map { $0.actingFor.isEmpty ? "someone" : $0.actingFor }
         default: return Self.field(name, of: content)
         }
     }

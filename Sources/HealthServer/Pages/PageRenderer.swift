@@ -53,7 +53,7 @@ struct PageRenderer: Sendable {
     /// An HTML page; `session` is the signed-in person's (its forms carry its token), `nil` on
     /// the pages of someone not signed in.
     func page<Content: PageContent>(_ content: Content, session: PersonSession?, status: HTTPResponse.Status = .ok) -> Response {
-        let frame = PageFrame(content: content, signedIn: session != nil, csrf: session?.csrfToken ?? "")
+        let frame = PageFrame(content: content, signedIn: session != nil, csrf: session?.csrfToken ?? "", proxy: session?.proxy)
         let html = library.render(frame, withTemplate: Content.template) ?? "<!doctype html><title>Error</title><p>Missing page template."
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"

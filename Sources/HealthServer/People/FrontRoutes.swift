@@ -93,6 +93,65 @@ struct FrontRoutes {
         }
     }
 
+    /// A proxy's switch: from their own session (kept aside in the home cookie) to a session in
+    /// the store of the person they act for, which that store's arrangement must allow; and back.
+    func registerSwitch(on router: Router<HealthRequestContext>, cookie: SessionCookie) {
+        router.post("/act-for") { request, _ -> Response in
+            let form = try await FormFields.read(request, limit: bodyLimit)
+            guard let own = request.cookies[cookie.name]?.value, let (home, session) = await Self.session(own, people), session.proxy == nil else {
+                return PageRenderer.redirect("/login")
+            }
+            try PersonPages.checkForm(token: form["csrf"], session)
+            let target = form["person"] ?? ""
+            guard PersonEntry.isValidID(target), let homeID = Self.personID(own),
+                let mine = try await home.server.store.householdMembers().first(where: { $0.id == target && $0.role == .represented }),
+                let open = try? await people.server(target),
+                let grant = try await open.server.store.householdMembers().first(where: { $0.id == homeID && $0.role == .proxy })
+            else {
+                return renderer.page(
+                    MessagePage(title: "Not allowed", message: "That person has not made you their proxy, or no longer does."), session: session,
+                    status: .forbidden)
+            }
+            let proxySession = try await open.server.person.sessions.start(proxy: ProxyActor(id: homeID, name: grant.name, actingFor: mine.name))
+            var response = PageRenderer.redirect("/")
+            let lifetime = open.server.person.sessions.lifetimeSeconds
+            response.setCookie(cookie.cookie(value: proxySession, maxAge: lifetime))
+            response.setCookie(cookie.home(value: own, maxAge: lifetime))
+            return response
+        }
+        router.post("/act-for/stop") { request, _ -> Response in
+            let form = try await FormFields.read(request, limit: bodyLimit)
+            var response = PageRenderer.redirect("/")
+            if let acting = request.cookies[cookie.name]?.value, let (open, session) = await Self.session(acting, people), session.proxy != nil {
+                try PersonPages.checkForm(token: form["csrf"], session)
+                try await open.server.person.sessions.end(cookie: acting)
+            }
+            if let home = request.cookies[cookie.homeName]?.value, let (open, session) = await Self.session(home, people), session.proxy == nil {
+                response.setCookie(cookie.cookie(value: home, maxAge: open.server.person.sessions.lifetimeSeconds))
+            } else {
+                response = PageRenderer.redirect("/login")
+                response.setCookie(cookie.cookie(value: "", maxAge: 0))
+            }
+            response.setCookie(cookie.home(value: "", maxAge: 0))
+            return response
+        }
+    }
+
+    /// The person a session cookie's value names.
+    static func personID(_ cookie: String) -> String? {
+        guard let dot = cookie.firstIndex(of: ".") else { return nil }
+        let id = String(cookie[..<dot])
+        return PersonEntry.isValidID(id) ? id : nil
+    }
+
+    /// The live session a cookie value names, and its person's server.
+    static func session(_ cookie: String, _ people: PersonServers) async -> (PersonServers.Open, PersonSession)? {
+        guard let id = personID(cookie), let open = try? await people.server(id), let session = await open.server.person.sessions.session(cookie: cookie) else {
+            return nil
+        }
+        return (open, session)
+    }
+
     private var relyingPartyID: String? { URL(string: address.baseURL).flatMap { RelyingParty(publicURL: $0) }?.id }
 
     /// The open server of the person an id names; an id that names nobody is an unknown passkey.

@@ -15,8 +15,8 @@ struct PeopleResponder: HTTPResponder {
     let cookie: SessionCookie
 
     /// Paths the front answers even for a signed-in browser: signing in (again, perhaps as
-    /// someone else of the household).
-    static let frontPaths: Set<String> = ["/login", "/login/passkey/options", "/login/passkey", "/login/recovery"]
+    /// someone else of the household), and a proxy's switch to and from the person they act for.
+    static let frontPaths: Set<String> = ["/login", "/login/passkey/options", "/login/passkey", "/login/recovery", "/act-for", "/act-for/stop"]
 
     func respond(to request: Request, context: HealthRequestContext) async throws -> Response {
         let path = request.uri.path

@@ -73,8 +73,12 @@ public struct PeopleServer: Sendable {
             var named = logger
             named[metadataKey: "person"] = "\(id)"
             let personLogger = named
+            let household = Household(
+                name: { try await registry.entry(id: $0)?.name },
+                storage: { try await registry.openStore(id: $0, credentials: credentials, clock: clock) })
             let server = try await HealthServer(
-                store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures)
+                store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures,
+                household: household)
             let services = server.backgroundServices()
             let work = Task.detached {
                 await withTaskGroup(of: Void.self) { group in
@@ -109,11 +113,13 @@ public struct PeopleServer: Sendable {
         front.add(middleware: RequestLogMiddleware(logger: logger))
         front.add(middleware: ErrorMappingMiddleware(logger: logger))
         front.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
-        FrontRoutes(
+        let routes = FrontRoutes(
             people: people, challenges: challenges, failures: failures, renderer: renderer, address: address, bodyLimit: configuration.limits.maxBodyBytes,
-            clock: clock
-        ).register(on: front)
-        return PeopleResponder(front: front.buildResponder(), people: people, cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
+            clock: clock)
+        let cookie = SessionCookie(publicBaseURL: configuration.publicBaseURL)
+        routes.register(on: front)
+        routes.registerSwitch(on: front, cookie: cookie)
+        return PeopleResponder(front: front.buildResponder(), people: people, cookie: cookie)
     }
 
     /// The Hummingbird application; `onListening` hears the bound host and port.

@@ -70,6 +70,11 @@ struct Resealer {
             q += q.bind(try reseal(try row.data(1)))
             try await update(w, q, key: "credential_id", .blob(try row.data(0)))
         }
+        for row in try await rows(w, "SELECT at, actor_id, action FROM proxy_action") {
+            var q = w.sql("UPDATE proxy_action SET action = ")
+            q += q.bind(try reseal(try row.data(2))) + " WHERE " + q.scope() + " AND at = " + q.bind(try row.double(0)) + " AND actor_id = " + q.bind(try row.string(1))
+            try await w.session.run(q)
+        }
         for row in try await rows(w, "SELECT app_id, entries FROM medication_choice") {
             var q = w.sql("UPDATE medication_choice SET entries = ")
             q += q.bind(try reseal(try row.data(1)))
