@@ -7,3 +7,9 @@
 static inline int healthrecords_malloc_grow_in_steps_of(int bytes) {
     return mallopt(M_TOP_PAD, bytes);
 }
+
+/// Gives the heap's free pages back to the system (glibc keeps them otherwise): a server for
+/// many people calls it after closing idle people's stores.
+static inline int healthrecords_malloc_trim(void) {
+    return malloc_trim(0);
+}

@@ -57,13 +57,13 @@ final class PeopleWorld: Sendable {
         guard report.failed == 0 else { throw TestFailure("the import failed: \(report.files.compactMap(\.error))") }
     }
 
-    /// An app of the person, allowed every type it asks for.
-    func allowedApp(_ id: String, _ types: Set<HealthDataType>) async throws -> AppCredentials {
+    /// An app of the person, allowed every type it asks for unless `allowed` is false.
+    func allowedApp(_ id: String, _ types: Set<HealthDataType>, allowed: Bool = true) async throws -> AppCredentials {
         let consent = ConsentManager(store: try await store(id))
         let creds = try await consent.register(
             name: "Tracker", purpose: "Charts your results", privacyPolicyURL: ServerWorld.privacy, requestedTypes: types, requiredTypes: [],
             redirectURIs: ServerWorld.redirectURIs)
-        try await consent.decide(appID: creds.appID, AuthorizationDecision(allow: types, newData: .share))
+        if allowed { try await consent.decide(appID: creds.appID, AuthorizationDecision(allow: types, newData: .share)) }
         return creds
     }
 
@@ -281,6 +281,67 @@ final class PeopleWorld: Sendable {
             await w.server.closeIdle(.zero)
             #expect(w.server.openPeople == 0)
             #expect(try await client.call(.get, "/", cookie: ana).text.contains("Asthma"))
+        }
+    }
+
+    @Test(arguments: ServerEngine.plain)
+    func consentRequestsLinksStreamsWebhooksEverythingAndSMARTStayWithTheirPerson(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        let patient = { (id: String) in #"{"resourceType":"Patient","id":"\#(id)","name":[{"text":"\#(id)"}]}"# }
+        try await w.importResources(w.ana, [patient("ana"), Fixtures.record(.labResult, id: "la", text: "Ana potassium")])
+        try await w.importResources(w.ben, [patient("ben"), Fixtures.record(.labResult, id: "lb", text: "Ben sodium")])
+        let types: Set<HealthDataType> = [.clinical(.labResult), HealthDataType(name: "personal-details")!]
+        let anaApp = try await w.allowedApp(w.ana, types)
+        let benApp = try await w.allowedApp(w.ben, types)
+        let benAsking = try await w.allowedApp(w.ben, types, allowed: false)
+        let benLink = try await LinkPublisher(store: try await w.store(w.ben), baseURL: PeopleWorld.origin + "/p/\(w.ben)").publish(
+            HostedLinkContent(summary: true), options: LinkOptions(expires: w.now.addingTimeInterval(3600), label: "Ben's link"), now: w.now)
+        try await w.test { client in
+            func apiToken(_ id: String, _ app: AppCredentials) async throws -> String {
+                let r = try await client.call(.post, "/p/\(id)/token", form: "grant_type=client_credentials&client_id=\(app.appID)&client_secret=\(app.secret)")
+                return try #require(try r.object()["access_token"] as? String)
+            }
+            let anaToken = try await apiToken(w.ana, anaApp)
+            let benToken = try await apiToken(w.ben, benApp)
+            let askingToken = try await apiToken(w.ben, benAsking)
+            let ana = try await w.signIn(client, w.ana)
+            let anaCSRF = try await client.page("/", cookie: ana).csrf
+
+            // Ben's app asks Ben; Ana's session finds no such request, and cannot answer it.
+            var r = try await client.call(.post, "/p/\(w.ben)/authorization-requests", token: askingToken, json: #"{"types":["lab-result"]}"#)
+            let request = try r.object()
+            let requestID = try #require(request["id"] as? String)
+            #expect((request["url"] as? String)?.hasPrefix(PeopleWorld.origin + "/p/\(w.ben)/consent/") == true)
+            #expect(try await client.call(.get, "/consent/\(requestID)", cookie: ana).status == .notFound)
+            r = try await client.call(.post, "/consent/\(requestID)", form: "csrf=\(formEncoded(anaCSRF))&allow=lab-result&newData=share&action=allow", cookie: ana)
+            #expect(r.status == .notFound)
+            r = try await client.call(.get, "/p/\(w.ben)/authorization-requests/\(requestID)", token: askingToken)
+            #expect(try r.object()["status"] as? String == "pending")
+            #expect(try await client.call(.get, "/p/\(w.ana)/authorization-requests/\(requestID)", token: anaToken).status == .notFound)
+
+            // Ben's link page is nobody's in Ana's session.
+            #expect(try await client.call(.get, "/links/\(benLink.link.handle)", cookie: ana).status == .notFound)
+
+            // Streams, webhooks and $everything on Ben's base with Ana's token.
+            #expect(try await client.call(.get, "/p/\(w.ben)/observe", token: anaToken).status == .unauthorized)
+            r = try await client.call(.post, "/p/\(w.ben)/webhooks", token: anaToken, json: #"{"url":"https://hooks.example/x","types":["lab-result"]}"#)
+            #expect(r.status == .unauthorized)
+            r = try await client.call(.get, "/p/\(w.ben)/fhir/Patient", token: benToken)
+            let benPatient = try #require(try FHIRAnswerIDs.ids(r).first)
+            r = try await client.call(.get, "/p/\(w.ben)/fhir/Patient/\(benPatient)/$everything", token: benToken)
+            #expect(r.status == .ok && r.text.contains("Ben sodium"))
+            r = try await client.call(.get, "/p/\(w.ben)/fhir/Patient/\(benPatient)/$everything", token: anaToken)
+            #expect(r.status == .unauthorized && !r.text.contains("Ben sodium"))
+            r = try await client.call(.get, "/p/\(w.ana)/fhir/Patient/\(benPatient)/$everything", token: anaToken)
+            #expect(r.status == .notFound && !r.text.contains("Ben sodium"))
+
+            // Ben's pages and his SMART sheet with Ana's session: sign in first.
+            #expect(try await client.call(.get, "/p/\(w.ben)/upload", cookie: ana).status == .seeOther)
+            let authorize = "/p/\(w.ben)/authorize?response_type=code&client_id=\(benApp.appID)&redirect_uri=https%3A%2F%2Fx.example%2F"
+                + "&scope=patient%2FObservation.rs&state=s&aud=\(formEncoded(PeopleWorld.origin + "/p/\(w.ben)/fhir"))"
+                + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+            r = try await client.call(.get, authorize, cookie: ana)
+            #expect(r.status == .seeOther && r.headers[.location]?.hasPrefix("/login") == true && !r.text.contains("Ben"))
         }
     }
 

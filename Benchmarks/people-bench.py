@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""The many-people benchmark's work (Benchmarks/people-wrk.sh starts PostgreSQL and calls this).
+
+Setup: PEOPLE people in one database, each a re-identified copy of one of the shared Synthea
+people (a new patient id everywhere it appears, a new name), imported with `healthrecords import
+--person`, with an app (`apps register`, `apps grant --allow lab-result`) and an enrolment invite
+(stored as `people invite` stores one: the SHA-256 of a random token, kind `invite`). A second
+database holds one such person, for the start-up figure.
+
+Figures, side by side in this run: start-up (spawn to the first /healthz answer) over 1,000 people
+and over one; resident memory (VmRSS) with one person signed in and idle and with all signed in
+and idle (`--idle-close` closed their stores), and while all are open; wrk requests/s and p99 of an
+authorized FHIR lab search (`_count=20`) of one person on a single-person server, of a random
+person per request on the many-people server, and on two many-people processes at once.
+"""
+import argparse, concurrent.futures, hashlib, json, os, random, re, secrets, statistics, subprocess, sys, time, urllib.parse, urllib.request, uuid
+
+FIRST = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lea", "Mo", "Nia", "Oto", "Pia"]
+LAST = ["Silva", "Ng", "Okafor", "Berg", "Haddad", "Kowalski", "Moreau", "Tanaka", "Iyer", "Novak", "Quispe", "Rossi"]
+SEARCH = "/fhir/Observation?category=laboratory&_count=20"
+
+
+def sh(*args, env=None):
+    out = subprocess.run(args, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        sys.exit(f"error: {' '.join(args[:3])}… failed: {out.stderr.strip()[:400]}")
+    return out.stdout
+
+
+def psql(url, sql):
+    out = subprocess.run(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-A", "-t", "-f", "-"], input=sql, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"error: psql failed: {out.stderr.strip()[:400]}")
+    return out.stdout
+
+
+def with_database(url, name):
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def reidentify(template, n, path):
+    """A copy of a Synthea bundle with a new patient id (everywhere) and a new name."""
+    text = open(template).read()
+    bundle = json.loads(text)
+    patient = next(e["resource"] for e in bundle["entry"] if e["resource"]["resourceType"] == "Patient")
+    old = patient["id"]
+    rng = random.Random(n)
+    patient["name"] = [{"use": "official", "family": rng.choice(LAST), "given": [rng.choice(FIRST)]}]
+    patient.pop("identifier", None)
+    text = json.dumps(bundle).replace(old, str(uuid.UUID(int=rng.getrandbits(128), version=4)))
+    with open(path, "w") as f:
+        f.write(text)
+    return patient["name"][0]["given"][0] + " " + patient["name"][0]["family"]
+
+
+def make_people(cli, url, synthea, work, count, jobs, tag):
+    """`count` people in the database at `url`: registry rows, records, an app, an invite."""
+    sh(cli, "people", "list", "--postgres", url)  # migrates
+    templates = sorted(os.path.join(synthea, f) for f in os.listdir(synthea) if f.endswith(".json"))
+    folder = os.path.join(work, tag)
+    os.makedirs(folder, exist_ok=True)
+    people = []
+    for n in range(count):
+        pid = "p-" + secrets.token_hex(8)
+        path = os.path.join(folder, pid + ".json")
+        name = reidentify(templates[n % len(templates)], n, path)
+        people.append({"id": pid, "name": name, "file": path, "invite": secrets.token_urlsafe(32)})
+    now = time.time()
+    rows = ",\n".join(f"('{p['id']}', '{p['name']}', {now + i * 1e-3})" for i, p in enumerate(people))
+    psql(url, f"INSERT INTO person (person_id, name, created_date) VALUES {rows};")
+
+    def fill(p):
+        at = ["--postgres", url, "--person", p["id"]]
+        sh(cli, "import", p["file"], *at)
+        app = json.loads(sh(cli, "apps", "register", *at, "--name", "Lab chart", "--purpose", "Charts lab results",
+                            "--privacy-url", "https://bench.example/privacy", "--types", "lab-result", "--json"))
+        sh(cli, "apps", "grant", app["appId"], *at, "--allow", "lab-result", "--new-data", "share")
+        p["app"], p["secret"] = app["appId"], app["secret"]
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for i, _ in enumerate(pool.map(fill, people)):
+            if (i + 1) % 100 == 0:
+                print(f"  {tag}: {i + 1} of {count} people imported ({time.time() - started:.0f} s)", flush=True)
+    invites = ",\n".join(
+        "('{}', 'invite', '\\x{}', NULL, '\\x{}', {}, 0, '\\x')".format(p["id"], d, d, now + 86400)
+        for p in people for d in [hashlib.sha256(p["invite"].encode()).hexdigest()])
+    psql(url, f"INSERT INTO oauth_credential (person_id, kind, digest, app_id, family, expires, spent, details) VALUES {invites};")
+    return people
+
+
+class Server:
+    def __init__(self, cli, url, work, name, *extra):
+        self.log = open(os.path.join(work, name + ".log"), "w")
+        self.started = time.monotonic()
+        self.process = subprocess.Popen([cli, "serve", "--postgres", url, "--port", "0", "--rate-limit", "10000000", "--log-level", "error",
+                                         "--text-logs", *extra], stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.process.stdout.readline()
+        match = re.match(r"Listening on (http://\S+)", line)
+        if not match:
+            sys.exit(f"error: {name} did not start: {line}")
+        self.base = match.group(1)
+        while True:
+            try:
+                if urllib.request.urlopen(self.base + "/healthz", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.01)
+        self.startup = time.monotonic() - self.started
+
+    def rss_kib(self):
+        with open(f"/proc/{self.process.pid}/status") as f:
+            return int(next(l for l in f if l.startswith("VmRSS:")).split()[1])
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def get(url, token=None):
+    request = urllib.request.Request(url, headers={"Accept": "application/fhir+json", **({"Authorization": "Bearer " + token} if token else {})})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args):
+        return None
+
+
+def sign_in(base, person):
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        opener.open(f"{base}/p/{person['id']}/enrol?token={person['invite']}", timeout=30)
+    except urllib.error.HTTPError as e:
+        if e.code == 303 and (e.headers.get("Set-Cookie") or "").startswith("hr_session=" + person["id"] + "."):
+            return
+        sys.exit(f"error: the invite of {person['id']} did not sign them in ({e.code})")
+    sys.exit(f"error: the invite of {person['id']} did not redirect")
+
+
+def token(base, person):
+    body = urllib.parse.urlencode({"grant_type": "client_credentials", "client_id": person["app"], "client_secret": person["secret"]}).encode()
+    with urllib.request.urlopen(urllib.request.Request(f"{base}/p/{person['id']}/token", data=body), timeout=30) as r:
+        return json.loads(r.read())["access_token"]
+
+
+LUA = """
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) non2xx = 0; math.randomseed(os.time() + #threads) end
+local targets = dofile(os.getenv("TARGETS"))
+function request()
+  local t = targets[math.random(#targets)]
+  return wrk.format("GET", t[1], { ["Authorization"] = "Bearer " .. t[2], ["Accept"] = "application/fhir+json" })
+end
+function response(status, headers, body)
+  if status < 200 or status > 299 then non2xx = non2xx + 1 end
+end
+function done(summary, latency, requests)
+  local bad = 0
+  for _, t in ipairs(threads) do bad = bad + t:get("non2xx") end
+  local e = summary.errors
+  io.write(string.format("RESULT requests=%d seconds=%.3f errors=%d non2xx=%d p50_ms=%.3f p99_ms=%.3f\\n",
+    summary.requests, summary.duration / 1e6, e.connect + e.read + e.write + e.timeout, bad, latency:percentile(50) / 1000, latency:percentile(99) / 1000))
+end
+"""
+
+
+def wrk(base, targets, work, name, seconds, connections):
+    """Starts wrk over `targets` ([(path, token)]); returns the process (see `result`)."""
+    table = os.path.join(work, name + "-targets.lua")
+    with open(table, "w") as f:
+        f.write("return {\n" + ",\n".join('{"%s", "%s"}' % t for t in targets) + "\n}\n")
+    script = os.path.join(work, "bench.lua")
+    with open(script, "w") as f:
+        f.write(LUA)
+    env = dict(os.environ, TARGETS=table)
+    return subprocess.Popen(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, base], stdout=subprocess.PIPE, text=True, env=env)
+
+
+def result(process, name):
+    out = process.communicate()[0]
+    line = next((l for l in out.splitlines() if l.startswith("RESULT")), None)
+    if not line:
+        sys.exit(f"error: wrk ({name}) printed no result:\n{out}")
+    r = {k: float(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
+    if r["errors"] or r["non2xx"]:
+        sys.exit(f"error: {name}: {int(r['errors'])} socket errors, {int(r['non2xx'])} responses not 2xx")
+    r["rate"] = r["requests"] / r["seconds"]
+    print(f"  {name}: {r['rate']:,.0f} requests/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms")
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--postgres", required=True)
+    ap.add_argument("--synthea", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--people", type=int, default=1000)
+    ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--connections", type=int, default=8)
+    ap.add_argument("--jobs", type=int, default=4)
+    a = ap.parse_args()
+    cli, work = os.path.abspath(a.cli), a.work
+    many_db = a.postgres
+    psql(many_db, "CREATE DATABASE one;")
+    one_db = with_database(many_db, "one")
+
+    print(f"== setup: {a.people} re-identified Synthea people, each with an app allowed lab results, and one more in a database of one")
+    started = time.time()
+    people = make_people(cli, many_db, a.synthea, work, a.people, a.jobs, "many")
+    make_people(cli, one_db, a.synthea, work, 1, a.jobs, "one")
+    resources = int(psql(many_db, "SELECT count(*) FROM resource;").strip())
+    print(f"  {a.people} people, {resources:,} resources, in {time.time() - started:.0f} s")
+    checks = []
+
+    def check(ok, what):
+        checks.append((ok, what))
+        print(("  ok  " if ok else "  MISSED  ") + what)
+
+    print("== start-up (spawn to the first /healthz answer; median of 3)")
+    figures = {}
+    for label, url in (("1 person", one_db), (f"{a.people} people", many_db)):
+        times = []
+        for i in range(3):
+            s = Server(cli, url, work, f"startup-{i}")
+            times.append(s.startup)
+            s.stop()
+        figures[label] = statistics.median(times)
+        print(f"  {label}: {figures[label] * 1000:.0f} ms")
+    ratio = figures[f"{a.people} people"] / figures["1 person"]
+    check(ratio < 1.5, f"start-up with {a.people} people is {ratio:.2f}x that with one (target: independent of the number of people)")
+
+    print("== memory (VmRSS) of the many-people server, --idle-close 2")
+    m = Server(cli, many_db, work, "memory", "--idle-close", "2")
+    started_rss = m.rss_kib()
+    sign_in(m.base, people[0])
+    time.sleep(4)
+    one_rss = m.rss_kib()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda p: sign_in(m.base, p), people[1:]))
+    after_rss = m.rss_kib()
+    time.sleep(4)
+    idle_rss = m.rss_kib()
+    m.stop()
+    per_idle = (idle_rss - one_rss) / max(1, a.people - 1)
+    print(f"  started {started_rss / 1024:.1f} MiB; one signed in and idle {one_rss / 1024:.1f} MiB; "
+          f"right after {a.people} sign-ins {after_rss / 1024:.1f} MiB; all {a.people} signed in and idle {idle_rss / 1024:.1f} MiB")
+    check(per_idle < 64, f"memory per idle signed-in person: {per_idle:.1f} KiB (target < 64 KiB)")
+
+    print(f"== throughput: {SEARCH} with each person's app token ({a.seconds} s, {a.connections} connections)")
+    many = Server(cli, many_db, work, "many", "--max-open-people", str(a.people))
+    tokens = [token(many.base, p) for p in people]
+    status, body = get(many.base + f"/p/{people[0]['id']}" + SEARCH, tokens[0])
+    page = json.loads(body) if status == 200 else {}
+    if status != 200 or len(page.get("entry", [])) != 20:
+        sys.exit(f"error: the search is not a full page of 20 ({status}: {body[:200]})")
+    targets = [(f"/p/{p['id']}" + SEARCH, t) for p, t in zip(people, tokens)]
+    for path, t in targets:  # every person's store open, as after a while of traffic
+        if get(many.base + path, t)[0] != 200:
+            sys.exit(f"error: warm-up search {path} failed")
+    open_rss = many.rss_kib()
+    print(f"  the many-people server with all {a.people} stores open: {open_rss / 1024:.1f} MiB "
+          f"({(open_rss - one_rss) / a.people:.0f} KiB per open person)")
+    single = Server(cli, many_db + ("&" if "?" in many_db else "?") + "person=" + people[0]["id"], work, "single")
+    if get(single.base + SEARCH, tokens[0])[0] != 200:
+        sys.exit("error: the single-person search failed")
+    one = result(wrk(single.base, [(SEARCH, tokens[0])], work, "single", a.seconds, a.connections), "one person, single-person server")
+    spread = result(wrk(many.base, targets, work, "many", a.seconds, a.connections), f"random of {a.people} people, one process")
+    single.stop()
+    second = Server(cli, many_db, work, "many-2", "--max-open-people", str(a.people))
+    for path, t in targets:
+        get(second.base + path, t)
+    half = max(1, a.connections // 2)
+    runs = [wrk(many.base, targets, work, "two-a", a.seconds, half), wrk(second.base, targets, work, "two-b", a.seconds, half)]
+    both = [result(r, f"random of {a.people} people, process {i + 1} of 2") for i, r in enumerate(runs)]
+    many.stop()
+    second.stop()
+    rate_ratio = spread["rate"] / one["rate"]
+    p99_ratio = spread["p99_ms"] / one["p99_ms"]
+    check(rate_ratio >= 0.8, f"throughput over {a.people} people is {rate_ratio:.2f}x one person's (target >= 0.8)")
+    check(p99_ratio <= 2, f"p99 over {a.people} people is {p99_ratio:.2f}x one person's (target <= 2)")
+    two_rate = sum(r["rate"] for r in both)
+    print(f"  two processes together: {two_rate:,.0f} requests/s ({two_rate / one['rate']:.2f}x one person's), "
+          f"p99 {max(r['p99_ms'] for r in both):.2f} ms")
+    missed = [w for ok, w in checks if not ok]
+    print(f"{len(checks) - len(missed)} of {len(checks)} targets met" + ("" if not missed else "; missed: " + "; ".join(missed)))
+
+
+if __name__ == "__main__":
+    main()
