@@ -66,7 +66,7 @@ public struct HealthServer: Sendable {
     /// people are counted together.
     init(
         store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)?, resolver: any HostResolver,
-        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil
+        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, syncTurns: (any SyncTurns)? = nil
     ) async throws {
         self.store = store
         self.household = household
@@ -97,7 +97,7 @@ public struct HealthServer: Sendable {
                 credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime,
                 cookiePrefix: configuration.servedPerson.map { $0 + "." } ?? ""),
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
-        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store))
+        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store), turns: syncTurns, person: configuration.servedPerson ?? "")
         fhir = FHIRService(store: store, address: address)
         let clock = store.clock
         hostedLinks = HostedLinkService(

@@ -9,11 +9,18 @@ public actor SyncScheduler {
     private let options: SyncOptions
     private var running = Set<String>()
     private var reports: [String: SyncReport] = [:]
+    private let turns: (any SyncTurns)?
+    private let person: String
 
     /// Makes a scheduler; nothing runs until ``syncNow(_:)`` or ``runEvery(_:)``.
-    public init(syncer: ProviderSyncer, options: SyncOptions = SyncOptions()) {
+    ///
+    /// - Parameter turns: in a server for many people, the turns every person's syncs share
+    ///   (`person` names whose these are); each sync waits for its turn there.
+    public init(syncer: ProviderSyncer, options: SyncOptions = SyncOptions(), turns: (any SyncTurns)? = nil, person: String = "") {
         self.syncer = syncer
         self.options = options
+        self.turns = turns
+        self.person = person
     }
 
     /// Starts a provider's sync unless one is running; answers whether it started.
@@ -33,17 +40,34 @@ public actor SyncScheduler {
     /// Syncs every connected provider now and then every `interval`, until cancelled.
     public func runEvery(_ interval: Duration) async {
         while !Task.isCancelled {
-            let providers = (try? await syncer.store.providers()) ?? []
-            for p in providers where p.status == .connected && !running.contains(p.id) {
-                running.insert(p.id)
-                await runOne(p.id)
-            }
+            await syncConnected()
             do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 
+    /// Syncs every connected provider that is not syncing already, one after another; returns
+    /// how many were synced.
+    @discardableResult
+    public func syncConnected() async -> Int {
+        let providers = (try? await syncer.store.providers()) ?? []
+        var count = 0
+        for p in providers where p.status == .connected && !running.contains(p.id) {
+            running.insert(p.id)
+            await runOne(p.id)
+            count += 1
+        }
+        return count
+    }
+
     private func runOne(_ id: String) async {
-        let report = await syncer.sync(providerID: id, options: options)
+        let syncer = self.syncer
+        let options = self.options
+        let report: SyncReport
+        if let turns {
+            report = await turns.run(for: person) { await syncer.sync(providerID: id, options: options) }
+        } else {
+            report = await syncer.sync(providerID: id, options: options)
+        }
         reports[id] = report
         running.remove(id)
     }

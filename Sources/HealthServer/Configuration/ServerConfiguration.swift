@@ -106,6 +106,9 @@ public struct ServerLimits: Sendable {
     public var linkSweepInterval: Duration = .seconds(600)
     /// How many link passcodes are hashed at once (each scrypt takes 32 MiB); 429 beyond.
     public var maxConcurrentPasscodeChecks = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// In a server for many people, the most provider syncs running at once across everyone
+    /// (taken in turns, person by person: ``FairTurns``).
+    public var maxConcurrentSyncs = 2
 
     /// Makes limits; by default 64 KiB bodies, 30 s requests, 100 requests/s per app (bursts of 200), 1000 records per query.
     public init(

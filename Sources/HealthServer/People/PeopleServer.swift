@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NetworkAddresses
 import OutboundHTTP
+import ProviderSync
 import ServiceLifecycle
 
 /// One server for many people (`serve --people DIR`, or `serve --postgres URL` without a
@@ -29,6 +30,9 @@ public struct PeopleServer: Sendable {
     let challenges: SignInChallenges
     let idleTimeout: Duration
     let clock: HealthClock
+    /// The turns every person's provider syncs take.
+    let turns: FairTurns
+    let credentials: StoreCredentials?
 
     /// Makes the front and the way people's servers are opened.
     ///
@@ -58,6 +62,9 @@ public struct PeopleServer: Sendable {
         self.failures = failures
         challenges = SignInChallenges(secret: try await registry.serverSecret("passkey-sign-in"))
         let sender = webhookSender ?? PinnedWebhookSender(resolver: resolver)
+        let turns = FairTurns(limit: limits.maxConcurrentSyncs)
+        self.turns = turns
+        self.credentials = credentials
         people = PersonServers(capacity: maxOpenPeople) { id in
             guard try await registry.entry(id: id) != nil else { throw PeopleServerError.unknownPerson(id) }
             let store: DatabaseHealthStore
@@ -78,7 +85,7 @@ public struct PeopleServer: Sendable {
                 storage: { try await registry.openStore(id: $0, credentials: credentials, clock: clock) })
             let server = try await HealthServer(
                 store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures,
-                household: household)
+                household: household, syncTurns: turns)
             let services = server.backgroundServices()
             let work = Task.detached {
                 await withTaskGroup(of: Void.self) { group in
@@ -107,6 +114,22 @@ public struct PeopleServer: Sendable {
     /// Closes people's stores idle for `idle` (the idle service does this on its own schedule).
     package func closeIdle(_ idle: Duration) async { await people.closeIdle(idle) }
 
+    /// One pass of every person's provider syncs, waiting for all of them (``PeopleSyncService``).
+    package func syncEveryone() async {
+        guard let everyone = try? await registry.list() else { return }
+        await withTaskGroup(of: Void.self) { group in
+            for entry in everyone {
+                group.addTask {
+                    guard let store = try? await registry.openStore(id: entry.id, credentials: credentials, clock: clock), !store.isLocked,
+                        let providers = try? await store.providers(), providers.contains(where: { $0.status == .connected })
+                    else { return }
+                    guard let open = try? await people.server(entry.id) else { return }
+                    await open.server.providerSync.syncConnected()
+                }
+            }
+        }
+    }
+
     /// Every request: a person's path, a signed-in browser, or the front.
     func responder() -> PeopleResponder {
         let front = Router(context: HealthRequestContext.self)
@@ -132,7 +155,8 @@ public struct PeopleServer: Sendable {
             responder: responder(),
             server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
-            services: [PeopleIdleService(people: people, idleTimeout: idleTimeout)],
+            services: [PeopleIdleService(people: people, idleTimeout: idleTimeout)]
+                + (configuration.providerSyncInterval.map { [PeopleSyncService(server: self, interval: $0)] } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 if configured == nil { address.listening(host: host, port: port) }
@@ -144,6 +168,26 @@ public struct PeopleServer: Sendable {
     /// Runs until SIGINT or SIGTERM.
     public func run(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) async throws {
         try await application(onListening: onListening).runService()
+    }
+}
+
+/// Syncs the connected providers of every person at an interval, each person's syncs in the
+/// shared turns (``FairTurns``): a person with a huge sync holds one slot, and the others take
+/// theirs in rotation. Reading the list of people is the operator's view, on no request path; a
+/// person with no connected provider is not opened as a server.
+struct PeopleSyncService: Service {
+    let server: PeopleServer
+    let interval: Duration
+
+    func run() async throws {
+        let server = self.server
+        let interval = self.interval
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await server.syncEveryone()
+                try? await Task.sleep(for: interval)
+            }
+        }
     }
 }
 
