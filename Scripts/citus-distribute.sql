@@ -57,9 +57,11 @@ SELECT truncate_local_data_after_distributing_table(name::regclass) FROM person_
 
 -- Server-wide tables hold no person's data: small reference tables, copied to every node, never
 -- referencing a person table. `server_setting` holds the secrets a server for many people signs
--- its sign-in challenges with (written once each).
+-- its sign-in challenges with (written once each); `app_catalogue` the operator's apps for
+-- everyone (read when a person's store is opened, copied into their own `app` table).
 -- reference: begin
 SELECT create_reference_table('server_setting');
+SELECT create_reference_table('app_catalogue');
 -- reference: end
 
 -- The engine's write transactions begin with SET LOCAL lock_timeout; by default Citus does not

@@ -80,6 +80,36 @@ public struct PostgresPeople: PeopleRegistry {
         }
     }
 
+    public func catalogueApps() async throws -> [StoredApp] {
+        try await database.migrate()
+        return try await database.withDirectConnection { session in
+            let rows = try await session.rows(
+                SQLStatement(PostgresHealthDatabase.unscoped, "SELECT id, secret_digest, registered_date, details FROM app_catalogue ORDER BY registered_date, id"))
+            return try rows.map { row in
+                try ConsentCoding.app(id: try row.string(0), secretDigest: try row.data(1), registered: try row.double(2), details: try row.data(3))
+            }
+        }
+    }
+
+    public func addCatalogueApp(_ app: StoredApp) async throws {
+        try await database.migrate()
+        let r = app.registration
+        try await database.withDirectConnection { session in
+            var q = SQLStatement(PostgresHealthDatabase.unscoped, "INSERT INTO app_catalogue (id, secret_digest, registered_date, details) VALUES (")
+            q += q.bind(r.id) + ", " + q.bind(app.secretDigest) + ", " + q.bind(r.registeredDate.timeIntervalSince1970) + ", " + q.bind(ConsentCoding.details(r)) + ")"
+            try await session.run(q)
+        }
+    }
+
+    public func removeCatalogueApp(id: String) async throws -> Bool {
+        try await database.migrate()
+        return try await database.withDirectConnection { session in
+            var q = SQLStatement(PostgresHealthDatabase.unscoped, "DELETE FROM app_catalogue WHERE id = ")
+            q += q.bind(id) + " RETURNING id"
+            return try await session.rows(q).count == 1
+        }
+    }
+
     private static func entry(_ row: SQLRow) throws -> PersonEntry {
         PersonEntry(id: try row.string(0), name: try row.string(1), created: Date(timeIntervalSince1970: try row.double(2)))
     }

@@ -23,6 +23,8 @@ import HealthStoreCore
 /// - `v16-server-settings`: server-wide secrets of a server for many people (no `person_id`: a
 ///   small reference table on a cluster, written once per secret).
 /// - `v17-household`: as SQLite's `v16-household` (proxy arrangements, what proxies did).
+/// - `v18-app-catalogue`: the operator's apps for every person (server-wide: a reference table;
+///   each person's store gets a copy in its own `app`).
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -415,6 +417,14 @@ enum PostgresSchema {
                 at double precision NOT NULL
             );
             CREATE INDEX proxy_action_at ON proxy_action (person_id, at);
+            """),
+        Migration(name: "v18-app-catalogue", sql: """
+            CREATE TABLE app_catalogue (
+                id text PRIMARY KEY,
+                secret_digest bytea NOT NULL,
+                registered_date double precision NOT NULL,
+                details bytea NOT NULL
+            );
             """),
     ]
 

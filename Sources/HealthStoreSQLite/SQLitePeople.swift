@@ -18,6 +18,8 @@ public struct SQLitePeople: PeopleRegistry {
         try withRegistry { c in
             try c.execute("CREATE TABLE IF NOT EXISTS person (id TEXT PRIMARY KEY, name TEXT NOT NULL, created REAL NOT NULL)")
             try c.execute("CREATE TABLE IF NOT EXISTS server_setting (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
+            try c.execute(
+                "CREATE TABLE IF NOT EXISTS app_catalogue (id TEXT PRIMARY KEY, secret_digest BLOB NOT NULL, registered_date REAL NOT NULL, details BLOB NOT NULL)")
         }
     }
 
@@ -67,6 +69,27 @@ public struct SQLitePeople: PeopleRegistry {
             }
             return try row.data(0)
         }
+    }
+
+    public func catalogueApps() async throws -> [StoredApp] {
+        try withRegistry { c in
+            try c.rows("SELECT id, secret_digest, registered_date, details FROM app_catalogue ORDER BY registered_date, id", []).map { row in
+                try ConsentCoding.app(id: try row.string(0), secretDigest: try row.data(1), registered: try row.double(2), details: try row.data(3))
+            }
+        }
+    }
+
+    public func addCatalogueApp(_ app: StoredApp) async throws {
+        let r = app.registration
+        try withRegistry { c in
+            _ = try c.rows(
+                "INSERT INTO app_catalogue (id, secret_digest, registered_date, details) VALUES (?1, ?2, ?3, ?4)",
+                [.text(r.id), .blob(app.secretDigest), .double(r.registeredDate.timeIntervalSince1970), .blob(ConsentCoding.details(r))])
+        }
+    }
+
+    public func removeCatalogueApp(id: String) async throws -> Bool {
+        try withRegistry { c in try c.rows("DELETE FROM app_catalogue WHERE id = ?1 RETURNING id", [.text(id)]).count == 1 }
     }
 
     private static func entry(_ row: SQLRow) throws -> PersonEntry {

@@ -60,6 +60,25 @@ import TestSupport
         #expect(try cli.run(["people", "remove", benID, "--yes"] + at).status == 1)
     }
 
+    @Test(arguments: places)
+    func theOperatorsCatalogueListsAppsForEveryone(place: String) throws {
+        let at = where_(place)
+        let register = ["apps", "register", "--catalogue", "--name", "Clinic app", "--purpose", "Labs for your clinic", "--privacy-url", "https://clinic.example/p",
+                        "--types", "lab-result", "--json"]
+        let made = try json(try cli.run(register + at))
+        let appID = try #require(made["appId"]?.stringValue)
+        #expect(made["secret"]?.stringValue?.isEmpty == false)
+        let listed = try #require(try json(try cli.run(["apps", "catalogue", "list", "--json"] + at)).arrayValue)
+        #expect(listed.contains { $0["appId"]?.stringValue == appID && $0["name"]?.stringValue == "Clinic app" })
+        // Not with a person's store, and checked like any registration.
+        let person = try #require(try json(try cli.run(["people", "add", "Dee", "--json"] + at))["id"]?.stringValue)
+        #expect(try cli.run(register + at + ["--person", person]).status == 2)
+        #expect(try cli.run(["apps", "register", "--catalogue", "--name", "X", "--purpose", "Y", "--privacy-url", "ftp://x", "--types", "lab-result"] + at).status != 0)
+        #expect(try cli.run(["apps", "catalogue", "remove", appID] + at).status == 0)
+        #expect(try cli.run(["apps", "catalogue", "remove", appID] + at).status == 1)
+        #expect(try json(try cli.run(["apps", "catalogue", "list", "--json"] + at)).arrayValue?.contains { $0["appId"]?.stringValue == appID } == false)
+    }
+
     @Test func anInviteIsALinkOnThePublicURLForAKnownPerson() throws {
         let at = where_("sqlite")
         let id = try #require(try json(try cli.run(["people", "add", "Cleo", "--json"] + at))["id"]?.stringValue)

@@ -345,6 +345,47 @@ final class PeopleWorld: Sendable {
         }
     }
 
+    @Test(arguments: ServerEngine.plain)
+    func anAppOfTheOperatorsCatalogueIsEachPersonsToAllow(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        try await w.importResources(w.ana, [Fixtures.patient, Fixtures.record(.labResult, id: "la", text: "Ana potassium")])
+        try await w.importResources(w.ben, [Fixtures.patient, Fixtures.record(.labResult, id: "lb", text: "Ben sodium")])
+        let (app, creds) = try ConsentManager.newApp(
+            name: "Clinic app", purpose: "Shows your labs to your clinic", privacyPolicyURL: ServerWorld.privacy, requestedTypes: [.clinical(.labResult)],
+            redirectURIs: ServerWorld.redirectURIs, date: w.now)
+        try await w.registry.addCatalogueApp(app)
+        #expect(try await w.registry.catalogueApps().map(\.registration.id) == [creds.appID])
+        try await w.test { client in
+            // Opening each person copies the app into their store, undecided.
+            for id in [w.ana, w.ben] { #expect(try await client.call(.get, "/p/\(id)/healthz").status == .ok) }
+            for id in [w.ana, w.ben] {
+                #expect(try await w.store(id).app(id: creds.appID)?.registration.name == "Clinic app")
+                #expect(try await w.store(id).grants(appID: creds.appID).isEmpty)
+            }
+            // Ana allows it; Ben does not.
+            try await ConsentManager(store: try await w.store(w.ana)).decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
+            func token(_ id: String) async throws -> String {
+                let r = try await client.call(.post, "/p/\(id)/token", form: "grant_type=client_credentials&client_id=\(creds.appID)&client_secret=\(creds.secret)")
+                return try #require(try r.object()["access_token"] as? String)
+            }
+            let anaToken = try await token(w.ana)
+            let benToken = try await token(w.ben)
+            #expect(anaToken != benToken)
+            var r = try await client.call(.get, "/p/\(w.ana)/records?type=lab-result", token: anaToken)
+            #expect(r.status == .ok && r.text.contains("Ana potassium") && !r.text.contains("Ben sodium"))
+            r = try await client.call(.get, "/p/\(w.ben)/records?type=lab-result", token: benToken)
+            #expect(!r.text.contains("Ben sodium") && !r.text.contains("Ana potassium"))
+            #expect(try await client.call(.get, "/p/\(w.ben)/records?type=lab-result", token: anaToken).status == .unauthorized)
+        }
+        // What it read is in Ana's audit log only.
+        #expect(try await !ConsentManager(store: try await w.store(w.ana)).auditLog(appID: creds.appID).isEmpty)
+        #expect(try await ConsentManager(store: try await w.store(w.ben)).auditLog(appID: creds.appID).allSatisfy { $0.count == 0 })
+        // Out of the catalogue: people who have it keep it.
+        #expect(try await w.registry.removeCatalogueApp(id: creds.appID))
+        #expect(try await !w.registry.removeCatalogueApp(id: creds.appID))
+        #expect(try await w.store(w.ana).app(id: creds.appID) != nil)
+    }
+
     /// The value a response sets for a cookie.
     static func setCookie(_ r: TestResponse, _ name: String) -> String? {
         r.headers[values: .setCookie].compactMap { header -> String? in

@@ -72,6 +72,16 @@ public struct PeopleServer: Sendable {
                 throw PeopleServerError.storeUnavailable(person: id, reason: "\(error)")
             }
             if store.isLocked { throw PeopleServerError.storeUnavailable(person: id, reason: "the store is locked (give the key that unlocks it)") }
+            // The operator's catalogue: a copy of each app the person does not have yet, so their
+            // grants, tokens and audit are theirs like any app's.
+            do {
+                for app in try await registry.catalogueApps() where try await store.app(id: app.registration.id) == nil {
+                    // Another process opening the same person may have copied it first.
+                    do { try await store.saveApp(app) } catch { if try await store.app(id: app.registration.id) == nil { throw error } }
+                }
+            } catch {
+                throw PeopleServerError.storeUnavailable(person: id, reason: "the catalogue could not be copied: \(error)")
+            }
             var own = configuration
             own.publicBaseURL = address.baseURL + "/p/" + id
             own.servedPerson = id

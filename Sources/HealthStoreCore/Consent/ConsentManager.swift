@@ -24,15 +24,31 @@ public struct ConsentManager: Sendable {
         requiredTypes: Set<HealthDataType> = [], redirectURIs: [URL] = [], clientType: ClientType = .confidentialSymmetric, jwks: String? = nil,
         jwksURI: URL? = nil
     ) async throws -> AppCredentials {
+        let (app, credentials) = try Self.newApp(
+            name: name, purpose: purpose, privacyPolicyURL: privacyPolicyURL, requestedTypes: requestedTypes, requiredTypes: requiredTypes,
+            redirectURIs: redirectURIs, clientType: clientType, jwks: jwks, jwksURI: jwksURI, date: store.clock.now)
+        try await store.saveApp(app)
+        return credentials
+    }
+
+    /// A new app, checked as ``register(name:purpose:privacyPolicyURL:requestedTypes:requiredTypes:redirectURIs:clientType:jwks:jwksURI:)``
+    /// checks it, and its credentials, without storing it: what an operator's catalogue of apps
+    /// for every person keeps (``PeopleRegistry/addCatalogueApp(_:)``).
+    public static func newApp(
+        name: String, purpose: String, privacyPolicyURL: URL, requestedTypes: Set<HealthDataType>, requiredTypes: Set<HealthDataType> = [],
+        redirectURIs: [URL] = [], clientType: ClientType = .confidentialSymmetric, jwks: String? = nil, jwksURI: URL? = nil, date: Date
+    ) throws -> (StoredApp, AppCredentials) {
         let registration = try AppRegistration(
             id: UUID().uuidString.lowercased(), name: name, purpose: purpose, privacyPolicyURL: privacyPolicyURL,
-            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: store.clock.now, redirectURIs: redirectURIs,
+            requestedTypes: requestedTypes, requiredTypes: requiredTypes, registeredDate: date, redirectURIs: redirectURIs,
             clientType: clientType, jwks: jwks, jwksURI: jwksURI)
         // Only a symmetric client is told its secret; the others get one no one ever sees, so
         // the secret check fails for them like any wrong secret.
         let secret = AppSecret.make()
-        try await store.saveApp(StoredApp(registration: registration, secretDigest: AppSecret.digest(secret)))
-        return AppCredentials(appID: registration.id, secret: clientType == .confidentialSymmetric ? secret : "")
+        return (
+            StoredApp(registration: registration, secretDigest: AppSecret.digest(secret)),
+            AppCredentials(appID: registration.id, secret: clientType == .confidentialSymmetric ? secret : "")
+        )
     }
 
     /// An app by id.

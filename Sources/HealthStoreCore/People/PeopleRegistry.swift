@@ -52,6 +52,15 @@ public protocol PeopleRegistry: Sendable {
     /// for and the same for every process after (what signs the server's own sign-in challenges).
     /// It is server-wide, not a person's: a small reference table on a cluster.
     func serverSecret(_ name: String) async throws -> Data
+    /// The operator's catalogue: apps registered once for every person, oldest first. A person's
+    /// store gets a copy of each when it is opened by a server for many people; grants, tokens
+    /// and everything else stay the person's. Server-wide: a reference table on a cluster.
+    func catalogueApps() async throws -> [StoredApp]
+    /// Adds an app to the catalogue.
+    func addCatalogueApp(_ app: StoredApp) async throws
+    /// Takes an app out of the catalogue (people who have it keep their copy); `false` when it
+    /// was not there.
+    func removeCatalogueApp(id: String) async throws -> Bool
 }
 
 extension PeopleRegistry {

@@ -10,7 +10,7 @@ struct AppsCommand: AsyncParsableCommand {
         abstract: "Apps that read your records: register them, grant or deny types, approve new data, revoke.",
         subcommands: [
             AppsRegisterCommand.self, AppsGrantCommand.self, AppsApproveCommand.self, AppsStatusCommand.self, AppsRevokeCommand.self,
-            AppsListCommand.self, AppsReviewCommand.self,
+            AppsListCommand.self, AppsReviewCommand.self, AppsCatalogueCommand.self,
         ])
 }
 
@@ -62,6 +62,9 @@ struct AppsRegisterCommand: AsyncParsableCommand {
     @Option(name: .customLong("jwks-uri"), help: "Where an asymmetric client publishes its JWKS (https URL).")
     var jwksURI: String?
 
+    @Flag(help: "Register it in the operator's catalogue, for every person of --people DIR or --postgres URL (no --person).")
+    var catalogue = false
+
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
@@ -88,11 +91,25 @@ struct AppsRegisterCommand: AsyncParsableCommand {
             guard let u = URL(string: text) else { throw CommandFailure.usage("--redirect-uri is not a URL: \(text)") }
             redirects.append(u)
         }
-        let consent = try await storeOptions.consent()
-        let creds = try await consentWork {
-            try await consent.register(
-                name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: requested, requiredTypes: required?.types ?? [],
-                redirectURIs: redirects, clientType: clientType, jwks: jwks, jwksURI: keysURL)
+        let creds: AppCredentials
+        if catalogue {
+            guard let registry = try storeOptions.manyPeople() else {
+                throw CommandFailure.usage("--catalogue goes with --people DIR or --postgres URL naming no person")
+            }
+            let (app, made) = try await consentWork {
+                try ConsentManager.newApp(
+                    name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: requested, requiredTypes: required?.types ?? [],
+                    redirectURIs: redirects, clientType: clientType, jwks: jwks, jwksURI: keysURL, date: Date())
+            }
+            try await registry.addCatalogueApp(app)
+            creds = made
+        } else {
+            let consent = try await storeOptions.consent()
+            creds = try await consentWork {
+                try await consent.register(
+                    name: name, purpose: purpose, privacyPolicyURL: url, requestedTypes: requested, requiredTypes: required?.types ?? [],
+                    redirectURIs: redirects, clientType: clientType, jwks: jwks, jwksURI: keysURL)
+            }
         }
         if json {
             var members: [(String, JSONValue)] = [("appId", .string(creds.appID)), ("clientType", .string(clientType.rawValue))]
@@ -310,5 +327,53 @@ struct AuditCommand: AsyncParsableCommand {
         var table = TextTable("date", "app", "read", "types", "count")
         for e in entries { table.add(JSONOutput.iso8601(e.date), e.appID, e.operation, e.types.map(\.name).joined(separator: ","), "\(e.count)") }
         print(table.rendered)
+    }
+}
+
+/// The operator's catalogue of apps for every person of a server for many (docs/people.md).
+struct AppsCatalogueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalogue", abstract: "The operator's apps for every person: list, remove (`apps register --catalogue` adds).",
+        subcommands: [AppsCatalogueListCommand.self, AppsCatalogueRemoveCommand.self], defaultSubcommand: AppsCatalogueListCommand.self)
+}
+
+struct AppsCatalogueListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "The apps of the catalogue, oldest first.")
+
+    @OptionGroup var options: PeopleOptions
+
+    @Flag(help: "Print machine-readable JSON.")
+    var json = false
+
+    func run() async throws {
+        let apps = try await options.registry().catalogueApps()
+        if json {
+            JSONOutput.print(.array(apps.map { app in
+                let r = app.registration
+                return .object(JSONObject([
+                    "appId": .string(r.id), "name": .string(r.name), "purpose": .string(r.purpose), "clientType": .string(r.clientType.rawValue),
+                    "types": .array(r.requestedTypes.sorted().map { .string($0.name) }),
+                ]))
+            }))
+            return
+        }
+        var table = TextTable("app", "name", "types")
+        for app in apps { table.add(app.registration.id, app.registration.name, app.registration.requestedTypes.sorted().map(\.name).joined(separator: ",")) }
+        print(table.rendered)
+    }
+}
+
+struct AppsCatalogueRemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Take an app out of the catalogue: people opened from now on do not get it; those who have it keep it.")
+
+    @OptionGroup var options: PeopleOptions
+
+    @Argument(help: "The app id.")
+    var app: String
+
+    func run() async throws {
+        guard try await options.registry().removeCatalogueApp(id: app) else { throw CommandFailure.failed("no app \(app) in the catalogue") }
+        print("removed \(app) from the catalogue")
     }
 }
