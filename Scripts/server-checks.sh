@@ -5,7 +5,8 @@
 #      on SQLite and, when HEALTHRECORDS_POSTGRES_URL names a server, on PostgreSQL too;
 #   2b. the sharing browser test (Scripts/browser-share-test.py): the Share pages with JavaScript off, the
 #      link viewer with it on;
-#   2c. passkeys: Chromium's virtual authenticator enrols, signs in and uses a recovery code
+#   2c. passkeys: Chromium's virtual authenticator enrols, signs in and uses a recovery code, then on
+#      a server for many people enrols two people, signs in at the front and acts as a proxy
 #      (Scripts/browser-passkey-test.py), and soft-webauthn (PyPI, its own venv) enrols and signs in
 #      over HTTP with the negative cases (Scripts/passkey-peers-test.py); with PostgreSQL, two serve
 #      processes on one store with every request of a SMART flow, a passkey enrolment and sign-in, a
