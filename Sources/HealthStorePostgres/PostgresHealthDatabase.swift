@@ -16,6 +16,8 @@ public final class PostgresHealthDatabase: Sendable {
     private let runTask: Task<Void, Never>
     private let migrated = Mutex<Task<Void, any Error>?>(nil)
     private let observer = Mutex<(@Sendable (SQLStatement) -> Void)?>(nil)
+    /// The group commit of every store's log rows on this database.
+    let logWriter = SharedLogWriter()
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
     static let unscoped = SQLDialect.postgres(person: nil)
 

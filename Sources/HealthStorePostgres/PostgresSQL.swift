@@ -94,6 +94,10 @@ struct PostgresStoreDatabase: StoreDatabase {
         }
     }
 
+    func logWrite(_ statements: [SQLStatement]) async throws {
+        try await database.logWriter.write(statements, on: database, lockTimeout: lockTimeout)
+    }
+
     func mapError(_ error: any Error) -> any Error { PostgresErrors.map(error, location: location) }
 
     /// Old row versions stay until PostgreSQL's vacuum; nothing to do per write.

@@ -179,7 +179,7 @@ extension DatabaseHealthStore {
         let final = statements
         do {
             // Not under the store's write lock: auditing reads must not wait for an import.
-            try await guarded { try await database.transaction { session in for q in final { try await session.run(q) } } }
+            try await guarded { try await database.logWrite(final) }
         } catch {
             if audits.restore(batch) { scheduleAuditWrite() }
             throw error

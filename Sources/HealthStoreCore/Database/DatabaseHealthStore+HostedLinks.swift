@@ -261,7 +261,8 @@ extension DatabaseHealthStore {
         }
         let final = statements
         do {
-            try await linkTransaction { session in for q in final { try await session.run(q) } }
+            if isLocked { throw HealthStoreError.storeLocked(path: location) }
+            try await guarded { try await database.logWrite(final) }
         } catch {
             if linkAccesses.restore(batch) { scheduleLinkAccessWrite() }
             throw error

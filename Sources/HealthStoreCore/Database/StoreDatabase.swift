@@ -17,6 +17,10 @@ package protocol SQLSession {
 }
 
 extension StoreDatabase {
+    package func logWrite(_ statements: [SQLStatement]) async throws {
+        try await transaction { session in for q in statements { try await session.run(q) } }
+    }
+
     /// Engines whose commits are durable already (PostgreSQL) need nothing more.
     package func durableTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
         try await transaction(body)
@@ -55,6 +59,10 @@ package protocol StoreDatabase: Sendable {
     /// A write transaction that is on disk when it returns, whatever the engine's usual
     /// durability: for what cannot be fetched again (a provider's rotated refresh token).
     func durableTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T
+    /// Writes log rows (audit entries, link accesses) in a transaction that does not hold the
+    /// store's write lock; an engine may commit several stores' log rows together (PostgreSQL's
+    /// group commit over one database).
+    func logWrite(_ statements: [SQLStatement]) async throws
     /// Turns the engine's errors into ``HealthStoreError``s; others (a producer's) pass through.
     func mapError(_ error: any Error) -> any Error
     /// After deleting or re-sealing data: makes sure no old copy lingers in the engine's files

@@ -1,0 +1,82 @@
+import Foundation
+import HealthStoreCore
+import Synchronization
+
+/// Writes the log rows (apps' audited reads, accesses to hosted links) of every person's store on
+/// one database in shared transactions: a group commit.
+///
+/// Each store batches its own entries for 50 ms (`BatchQueue`); with one person that is one
+/// transaction for many reads. With a thousand people each reading now and then, it was one
+/// transaction per read — measured at a third of the many-people server's throughput
+/// (Benchmarks/people-wrk.sh). Here a store's batch joins whatever batches wait while the
+/// previous transaction runs, and they commit together. Every statement is still its own
+/// person's (each was built by that person's store, scoped to them); only the transaction is
+/// shared. If a shared transaction fails, each batch is tried alone, so one person's failure
+/// (a lock held by their import, their row removed) does not hold back the others' logs.
+final class SharedLogWriter: Sendable {
+    private struct Waiting: Sendable {
+        let statements: [SQLStatement]
+        let done: CheckedContinuation<Void, any Error>
+    }
+
+    /// The most statements one shared transaction takes.
+    static let maximumStatements = 2000
+
+    private let state = Mutex<(waiting: [Waiting], draining: Bool)>(([], false))
+
+    /// Writes `statements` in a transaction, possibly shared with other stores' batches;
+    /// returns once they are committed.
+    func write(_ statements: [SQLStatement], on database: PostgresHealthDatabase, lockTimeout: Duration) async throws {
+        guard !statements.isEmpty else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let start = state.withLock { s -> Bool in
+                s.waiting.append(Waiting(statements: statements, done: continuation))
+                if s.draining { return false }
+                s.draining = true
+                return true
+            }
+            if start { Task { await self.drain(database, lockTimeout: lockTimeout) } }
+        }
+    }
+
+    private func drain(_ database: PostgresHealthDatabase, lockTimeout: Duration) async {
+        while true {
+            let batch: [Waiting] = state.withLock { s in
+                var taken: [Waiting] = []
+                var count = 0
+                while let next = s.waiting.first, taken.isEmpty || count + next.statements.count <= Self.maximumStatements {
+                    taken.append(next)
+                    count += next.statements.count
+                    s.waiting.removeFirst()
+                }
+                if taken.isEmpty { s.draining = false }
+                return taken
+            }
+            if batch.isEmpty { return }
+            do {
+                try await Self.transaction(batch.flatMap(\.statements), database, lockTimeout)
+                for w in batch { w.done.resume() }
+            } catch {
+                if batch.count == 1 {
+                    batch[0].done.resume(throwing: error)
+                    continue
+                }
+                for w in batch {
+                    do {
+                        try await Self.transaction(w.statements, database, lockTimeout)
+                        w.done.resume()
+                    } catch {
+                        w.done.resume(throwing: error)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func transaction(_ statements: [SQLStatement], _ database: PostgresHealthDatabase, _ lockTimeout: Duration) async throws {
+        let store = PostgresStoreDatabase(database: database, dialect: PostgresHealthDatabase.unscoped, location: database.url.redacted, lockTimeout: lockTimeout)
+        try await store.transaction { session in
+            for statement in statements { try await session.run(statement) }
+        }
+    }
+}

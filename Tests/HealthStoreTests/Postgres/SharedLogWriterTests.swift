@@ -1,0 +1,53 @@
+import Foundation
+import HealthStoreCore
+@testable import HealthStorePostgres
+import Testing
+
+/// The group commit of log rows on a shared PostgreSQL database: many people's stores flushing
+/// their audit entries at once all get them written, each in their own log and nobody else's;
+/// and one person's failing batch (their row removed under them) does not keep the others'
+/// entries out.
+@Suite(.enabled(if: PostgresTestDatabase.isConfigured, "HEALTHRECORDS_POSTGRES_URL is not set"))
+struct SharedLogWriterTests {
+    static func entry(_ app: String, _ n: Int) -> AuditEntry {
+        AuditEntry(appID: app, date: Date(timeIntervalSince1970: 1_700_000_000 + Double(n)), operation: "read", types: [.clinical(.labResult)], count: n)
+    }
+
+    @Test func manyPeoplesEntriesCommitTogetherEachInTheirOwnLog() async throws {
+        let database = try PostgresTestDatabase.shared()
+        let people = (0..<24).map { "log-\($0)-\(UUID().uuidString.prefix(8))" }
+        var stores: [PostgresHealthStore] = []
+        for p in people { stores.append(try await PostgresHealthStore(database: database, person: p)) }
+        for (i, store) in stores.enumerated() {
+            for n in 0..<3 { try await store.appendAudit(Self.entry("app-\(i)", n)) }
+        }
+        let all = stores
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in all { group.addTask { try await store.flushAudit() } }
+            try await group.waitForAll()
+        }
+        for (i, store) in stores.enumerated() {
+            let log = try await store.auditEntries(appID: nil)
+            #expect(log.count == 3 && log.allSatisfy { $0.appID == "app-\(i)" }, "person \(i): \(log.map(\.appID))")
+        }
+    }
+
+    @Test func onePersonsFailureDoesNotKeepOthersOut() async throws {
+        let database = try PostgresTestDatabase.shared()
+        let registry = PostgresPeople(database: database)
+        let gone = try await registry.add(name: "Gone")
+        let goneStore = try await PostgresHealthStore(database: database, person: gone.id)
+        let staying = try await PostgresHealthStore(database: database, person: "log-stays-\(UUID().uuidString.prefix(8))")
+        try await goneStore.appendAudit(Self.entry("app-gone", 1))
+        try await staying.appendAudit(Self.entry("app-stays", 1))
+        #expect(try await registry.remove(id: gone.id))
+        // Flushed together: the removed person's row violates its foreign key; the other's is written.
+        let outcomes = await withTaskGroup(of: (String, Bool).self) { group in
+            group.addTask { (("gone", (try? await goneStore.flushAudit()) != nil)) }
+            group.addTask { (("stays", (try? await staying.flushAudit()) != nil)) }
+            return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(outcomes == ["gone": false, "stays": true])
+        #expect(try await staying.auditEntries(appID: nil).map(\.appID) == ["app-stays"])
+    }
+}
