@@ -211,10 +211,15 @@ public struct HealthServer: Sendable {
     /// The work the store needs beside requests: webhook deliveries, the audit log's last batch,
     /// ending expired links, access reviews (provider syncs are scheduled apart).
     func backgroundServices() -> [any Service] {
-        [
+        let interval = configuration.limits.linkSweepInterval
+        // One of many people: their first passes at a random point of the interval.
+        func firstDelay() -> Duration {
+            configuration.servedPerson == nil ? .zero : .milliseconds(Int64.random(in: 0..<max(1, interval.components.seconds * 1000)))
+        }
+        return [
             WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store),
-            HostedLinkSweepService(store: store, interval: configuration.limits.linkSweepInterval, logger: logger),
-            AccessReviewService(consent: consent, access: appAccess, interval: configuration.limits.linkSweepInterval, logger: logger),
+            HostedLinkSweepService(store: store, interval: interval, logger: logger, firstDelay: firstDelay()),
+            AccessReviewService(consent: consent, access: appAccess, interval: interval, logger: logger, firstDelay: firstDelay()),
         ]
     }
 

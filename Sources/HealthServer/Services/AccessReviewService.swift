@@ -11,13 +11,18 @@ struct AccessReviewService: Service {
     let access: AppAccess
     let interval: Duration
     let logger: Logger
+    /// How long to wait before the first pass: in a server for many people a random part of the
+    /// interval, so that opening many people at once does not start all their passes together.
+    var firstDelay: Duration = .zero
 
     func run() async throws {
         let consent = self.consent
         let access = self.access
         let interval = self.interval
         let logger = self.logger
+        let firstDelay = self.firstDelay
         await cancelWhenGracefulShutdown {
+            if firstDelay > .zero { try? await Task.sleep(for: firstDelay) }
             while !Task.isCancelled {
                 do {
                     let ended = try await consent.endUnconfirmedAccess()
