@@ -13,7 +13,7 @@ and idle (`--idle-close` closed their stores), and while all are open; wrk reque
 authorized FHIR lab search (`_count=20`) of one person on a single-person server, of a random
 person per request on the many-people server, and on two many-people processes at once.
 """
-import argparse, concurrent.futures, hashlib, json, os, random, re, secrets, statistics, subprocess, sys, time, urllib.parse, urllib.request, uuid
+import argparse, atexit, concurrent.futures, hashlib, json, os, random, re, secrets, statistics, subprocess, sys, time, urllib.parse, urllib.request, uuid
 
 FIRST = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lea", "Mo", "Nia", "Oto", "Pia"]
 LAST = ["Silva", "Ng", "Okafor", "Berg", "Haddad", "Kowalski", "Moreau", "Tanaka", "Iyer", "Novak", "Quispe", "Rossi"]
@@ -90,12 +90,23 @@ def make_people(cli, url, synthea, work, count, jobs, tag):
     return people
 
 
+RUNNING = []
+
+
+@atexit.register
+def stop_servers():
+    for process in RUNNING:
+        if process.poll() is None:
+            process.kill()
+
+
 class Server:
     def __init__(self, cli, url, work, name, *extra):
         self.log = open(os.path.join(work, name + ".log"), "w")
         self.started = time.monotonic()
         self.process = subprocess.Popen([cli, "serve", "--postgres", url, "--port", "0", "--rate-limit", "10000000", "--log-level", "error",
                                          "--text-logs", *extra], stdout=subprocess.PIPE, stderr=self.log, text=True)
+        RUNNING.append(self.process)
         line = self.process.stdout.readline()
         match = re.match(r"Listening on (http://\S+)", line)
         if not match:

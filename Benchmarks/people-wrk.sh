@@ -45,7 +45,8 @@ SYNTHEA=../shared/data/fhir/synthea
 WORK=$(mktemp -d /tmp/healthrecords-people-wrk-XXXXXX)
 source Scripts/throwaway-postgres.sh
 cleanup() {
-  pkill -f "$WORK" 2>/dev/null || true
+  # The servers the benchmark started name the throwaway database on their command line.
+  [ -n "${THROWAWAY_POSTGRES_URL:-}" ] && pkill -f -- "--postgres $THROWAWAY_POSTGRES_URL" 2>/dev/null || true
   throwaway_postgres_stop
   rm -rf "$WORK"
 }

@@ -12,7 +12,11 @@ final class BatchQueue<Entry: Sendable>: Sendable {
     /// How long an entry may wait before its batch is written.
     static var delay: Duration { .milliseconds(50) }
 
-    private let state = Mutex<(pending: [Entry], scheduled: Bool)>(([], false))
+    /// The longest wait between tries while writes fail (the database is gone, say): a thousand
+    /// people's queues retrying every 50 ms had kept a server busy with nothing to do.
+    static var longestRetry: Duration { .seconds(30) }
+
+    private let state = Mutex<(pending: [Entry], scheduled: Bool, failures: Int)>(([], false, 0))
     /// The latest write: writes run one after another, so a reader's write of what waits
     /// also waits for a write already under way (whose entries it could not see otherwise).
     private let lastWrite = Mutex<Task<(any Error)?, Never>?>(nil)
@@ -53,13 +57,25 @@ final class BatchQueue<Entry: Sendable>: Sendable {
     }
 
     /// Puts back entries whose write failed, ahead of newer ones; `true` when the caller must
-    /// schedule another write.
+    /// schedule another write (after ``wait``, which doubles with each failure in a row).
     func restore(_ entries: [Entry]) -> Bool {
         state.withLock { s in
             s.pending = entries + s.pending
+            s.failures += 1
             if s.scheduled { return false }
             s.scheduled = true
             return true
         }
+    }
+
+    /// A batch was written: the next waits ``delay`` again.
+    func written() { state.withLock { $0.failures = 0 } }
+
+    /// How long the next batch waits: ``delay``, doubled for each failed write in a row, at most
+    /// ``longestRetry``.
+    var wait: Duration {
+        let failures = state.withLock { $0.failures }
+        guard failures > 0 else { return Self.delay }
+        return min(Self.delay * (1 << min(failures, 12)), Self.longestRetry)
     }
 }

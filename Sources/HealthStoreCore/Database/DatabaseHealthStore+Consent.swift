@@ -180,6 +180,7 @@ extension DatabaseHealthStore {
         do {
             // Not under the store's write lock: auditing reads must not wait for an import.
             try await guarded { try await database.logWrite(final) }
+            audits.written()
         } catch {
             if audits.restore(batch) { scheduleAuditWrite() }
             throw error
@@ -188,7 +189,7 @@ extension DatabaseHealthStore {
 
     private func scheduleAuditWrite() {
         Task {
-            try? await Task.sleep(for: BatchQueue<AuditEntry>.delay)
+            try? await Task.sleep(for: self.audits.wait)
             try? await self.flushAudit()
         }
     }

@@ -263,6 +263,7 @@ extension DatabaseHealthStore {
         do {
             if isLocked { throw HealthStoreError.storeLocked(path: location) }
             try await guarded { try await database.logWrite(final) }
+            linkAccesses.written()
         } catch {
             if linkAccesses.restore(batch) { scheduleLinkAccessWrite() }
             throw error
@@ -271,7 +272,7 @@ extension DatabaseHealthStore {
 
     private func scheduleLinkAccessWrite() {
         Task {
-            try? await Task.sleep(for: BatchQueue<LinkAccess>.delay)
+            try? await Task.sleep(for: self.linkAccesses.wait)
             try? await self.flushLinkAccess()
         }
     }
