@@ -21,6 +21,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -130,6 +131,11 @@ def main():
     print(f"browser passkey test passed: {len(checks)} checks")
 
 
+def settle(driver):
+    """A wait that reads through a page being replaced (a form post navigates while it looks)."""
+    return WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException))
+
+
 def many_people(driver, cli, work, out):
     people = os.path.join(work, "people")
 
@@ -167,22 +173,22 @@ def many_people(driver, cli, work, out):
         def enrol(who, name):
             invite = json.loads(run("people", "invite", who, "--people", people, "--public-url", origin, "--json"))["url"]
             driver.get(invite)
-            WebDriverWait(driver, 20).until(lambda d: d.current_url == origin + "/passkeys")
+            settle(driver).until(lambda d: d.current_url == origin + "/passkeys")
             check(who in driver.find_element(By.ID, "person-id").text, f"{name}'s invite opens their passkey page, with their id")
             driver.find_element(By.ID, "passkey-name").send_keys(name + "'s laptop")
             driver.find_element(By.ID, "add-passkey").click()
-            WebDriverWait(driver, 20).until(lambda d: not d.find_element(By.ID, "recovery-codes").get_attribute("hidden"))
+            settle(driver).until(lambda d: not d.find_element(By.ID, "recovery-codes").get_attribute("hidden"))
             return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#recovery-codes li")]
 
         def sign_out():
             driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
-            WebDriverWait(driver, 20).until(lambda d: d.current_url.startswith(origin + "/login"))
+            settle(driver).until(lambda d: d.current_url.startswith(origin + "/login"))
 
         def passkey_sign_in():
             driver.get(origin + "/login")
             check(not driver.find_elements(By.ID, "token"), "the front's sign-in page has no token form")
             driver.find_element(By.ID, "sign-in-passkey").click()
-            WebDriverWait(driver, 20).until(lambda d: d.current_url == origin + "/")
+            settle(driver).until(lambda d: d.current_url == origin + "/")
 
         ben_codes = enrol(ben, "Ben")
         check(len(ben_codes) == 10, "Ben's passkey comes with ten recovery codes")
@@ -192,7 +198,7 @@ def many_people(driver, cli, work, out):
         driver.get(origin + "/household")
         driver.find_element(By.CSS_SELECTOR, "form[action='/household/proxies'] input[name='person']").send_keys(ana)
         driver.find_element(By.CSS_SELECTOR, "form[action='/household/proxies'] button").click()
-        WebDriverWait(driver, 20).until(lambda d: "Ana" in d.find_element(By.ID, "proxies").text)
+        settle(driver).until(lambda d: "Ana" in d.find_element(By.ID, "proxies").text)
         check(ana in driver.find_element(By.ID, "proxies").text, "Ben makes Ana his proxy by her id")
         sign_out()
 
@@ -203,7 +209,7 @@ def many_people(driver, cli, work, out):
         check("Gout" not in driver.page_source, "Ana's passkey signs her in, to her own (empty) records")
         driver.get(origin + "/household")
         driver.find_element(By.XPATH, "//button[contains(., 'Act for Ben')]").click()
-        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".proxy-banner"))
+        settle(driver).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".proxy-banner"))
         check("Gout" in driver.page_source and "acting for Ben" in driver.find_element(By.CSS_SELECTOR, ".proxy-banner").text,
               "Ana acts for Ben: his records, under a banner")
         check(fits(driver), "the page with the proxy banner fits a 390 px screen")
@@ -213,14 +219,14 @@ def many_people(driver, cli, work, out):
         check("Only the person" in driver.page_source, "a proxy does not see Ben's passkeys")
         driver.get(origin + "/")
         driver.find_element(By.XPATH, "//button[contains(., 'Back to your own records')]").click()
-        WebDriverWait(driver, 20).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".proxy-banner"))
+        settle(driver).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".proxy-banner"))
         check("Gout" not in driver.page_source, "back to her own records")
         sign_out()
 
         driver.find_element(By.ID, "person").send_keys(ben)
         driver.find_element(By.ID, "code").send_keys(ben_codes[0])
         driver.find_element(By.CSS_SELECTOR, "form[action='/login/recovery'] button").click()
-        WebDriverWait(driver, 20).until(lambda d: "/passkeys" in d.current_url)
+        settle(driver).until(lambda d: "/passkeys" in d.current_url)
         driver.get(origin + "/household")
         actions = driver.find_element(By.ID, "proxy-actions").text
         check("Ana" in actions and "GET /passkeys" in actions, "Ben signs in with his id and a code, and sees what Ana did")
