@@ -185,7 +185,7 @@ def main():
         _, r = server.sign_in(device)
         refused(r, "counter", "the counter going backwards")
         plain_signin = SoftWebauthnDevice()
-        plain_signin.cred_init("localhost", b"x")
+        plain_signin.cred_init("localhost", device.user_handle)
         plain_signin.credential_id, plain_signin.private_key = device.credential_id, device.private_key
         plain_signin.sign_count = 100
         _, r = server.sign_in(plain_signin)
