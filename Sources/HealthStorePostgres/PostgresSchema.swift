@@ -25,6 +25,8 @@ import HealthStoreCore
 /// - `v17-household`: as SQLite's `v16-household` (proxy arrangements, what proxies did).
 /// - `v18-app-catalogue`: the operator's apps for every person (server-wide: a reference table;
 ///   each person's store gets a copy in its own `app`).
+/// - `v19-category-search-indexes`: as SQLite's `v17-category-search-indexes` (a new search's
+///   count and page read in the category indexes).
 ///
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum PostgresSchema {
@@ -425,6 +427,17 @@ enum PostgresSchema {
                 registered_date double precision NOT NULL,
                 details bytea NOT NULL
             );
+            """),
+        // As SQLite's v17-category-search-indexes: the count seeks category, type, release (as
+        // the search writes it) and the date range in an index-only scan; the page walks one
+        // category in served order (the row id) and tests the rest of the filter in the index.
+        Migration(name: "v19-category-search-indexes", sql: """
+            DROP INDEX IF EXISTS resource_by_category_clinical;
+            CREATE INDEX resource_by_category_clinical ON resource (person_id, category, resource_type, substr(fhir_version, 1, 4), clinical_date)
+                INCLUDE (id, fhir_version, clinical_date_text, added_date);
+            DROP INDEX IF EXISTS resource_by_category_release;
+            CREATE INDEX resource_by_category_page ON resource (person_id, category, id)
+                INCLUDE (resource_type, fhir_version, clinical_date, clinical_date_text, added_date);
             """),
     ]
 

@@ -32,7 +32,7 @@ import HealthStoreCore
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v16-household"
+    static let latestMigration = "v17-category-search-indexes"
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -466,6 +466,23 @@ enum SQLiteSchema {
                     at REAL NOT NULL
                 );
                 CREATE INDEX proxy_action_at ON proxy_action (at);
+                """)
+        })
+        m.append(Migration(name: "v17-category-search-indexes") { db in
+            // A FHIR search with a new date each time counts in `resource_by_category_clinical`
+            // and reads its page through `resource_by_category_page`, touching the table only
+            // for the page's rows: the count seeks to category, type, release (as the search
+            // writes it, `substr(fhir_version, 1, 4)`) and the date range; the page walks one
+            // category in the order it is served (first-added anchor, then id) testing type,
+            // release and dates in the index. The count's index holds `fhir_version` too, or
+            // SQLite reads every row to evaluate the expression it already holds.
+            try db.execute("""
+                DROP INDEX IF EXISTS resource_by_category_release;
+                CREATE INDEX resource_by_category_page
+                    ON resource(category, added_anchor, id, resource_type, fhir_version, clinical_date, clinical_date_text, added_date);
+                DROP INDEX IF EXISTS resource_by_category_clinical;
+                CREATE INDEX resource_by_category_clinical
+                    ON resource(category, resource_type, substr(fhir_version, 1, 4), clinical_date, added_anchor, clinical_date_text, added_date, fhir_version);
                 """)
         })
         return m

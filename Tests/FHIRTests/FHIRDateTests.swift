@@ -46,8 +46,31 @@ import Testing
         #expect(try FHIRVersion(versionString: "4.0").stringRepresentation == "4.0.0")
         #expect(FHIRVersion.primaryR4.stringRepresentation == "4.0.1")
         #expect(FHIRVersion.primaryDSTU2.stringRepresentation == "1.0.2")
-        for bad in ["", "4", "4.x.1", "4.0.1.2", "-4.0.1", "4..1"] {
+        #expect(try FHIRVersion(versionString: "10.20.30").stringRepresentation == "10.20.30")
+        for bad in ["", "4", "4.x.1", "4.0.1.2", "-4.0.1", "4..1", "4.0.", ".4.0", "1234567.0", "4.0.1 ", "４.0.1"] {
             #expect(throws: FHIRError.invalidVersion(bad)) { try FHIRVersion(versionString: bad) }
         }
+    }
+}
+
+@Suite struct CivilDayTests {
+    @Test func civilDaysRoundTripAcrossCenturiesAndLeapDays() {
+        // Every day from 1600 to 2400 (leap centuries and not), and far out on both sides.
+        var wrong: [Int] = []
+        var previous = FHIRDate.civil(fromDays: -135_141)
+        for days in stride(from: -135_140, through: 157_054, by: 1) {
+            let d = FHIRDate.civil(fromDays: days)
+            // The next day of the one before: the same month one day on, or the first of the next.
+            let next = d.day == previous.day + 1 && d.month == previous.month && d.year == previous.year
+                || d.day == 1 && (d.month == previous.month % 12 + 1) && d.year == previous.year + (previous.month == 12 ? 1 : 0)
+            if FHIRDate.daysFromCivil(year: d.year, month: d.month, day: d.day) != days || !next { wrong.append(days) }
+            previous = d
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        #expect(FHIRDate.civil(fromDays: -135_140) == (1600, 1, 1) && FHIRDate.civil(fromDays: 157_054) == (2400, 1, 1))
+        #expect(FHIRDate.civil(fromDays: 0) == (1970, 1, 1))
+        #expect(FHIRDate.civil(fromDays: -1) == (1969, 12, 31))
+        #expect(FHIRDate.civil(fromDays: 11_016) == (2000, 2, 29))
+        #expect(FHIRDate.civil(fromDays: 47_541) == (2100, 3, 1))
     }
 }

@@ -130,5 +130,18 @@ import Testing
         #expect(tokens.seal(later, appID: "a") != token && tokens.seal(state, appID: "b") != token)
         #expect(throws: FHIRRequestError.invalidPageToken) { try tokens.open(token, appID: "b") }
         #expect(throws: FHIRRequestError.invalidPageToken) { try FHIRPageTokens(anchorSecret: Data(repeating: 2, count: 32)).open(token, appID: "a") }
+        // The JSON written by hand reads back through the decoder, escapes and all.
+        let odd = FHIRPageState(
+            search: FHIRSearchRequest(resourceType: "Patient", everything: true, parameters: [("_type", "Observation,\"Condition\"\\é\u{1}\n"), ("_count", "5")]),
+            snapshot: Int64(Int32.max) * 4, offset: 0, total: 0)
+        #expect(try tokens.open(tokens.seal(odd, appID: "a"), appID: "a") == odd)
+    }
+
+    @Test func selfLinksPercentEncodeAllButUnreservedBytes() {
+        let request = FHIRSearchRequest(
+            resourceType: "Observation", everything: false, parameters: [("code", "http://loinc.org|1234-5"), ("date", "ge2024-05-01T10:00:00+02:00"), ("category", "läb oratory&x=1")])
+        #expect(request.queryString == "code=http://loinc.org%7C1234-5&date=ge2024-05-01T10:00:00%2B02:00&category=l%C3%A4b%20oratory%26x%3D1")
+        #expect(FHIRSearchRequest.encode("a-._~:/,Z09") == "a-._~:/,Z09")
+        #expect(FHIRSearchRequest.encode("") == "")
     }
 }

@@ -24,18 +24,19 @@ import TestSupport
         }
     }
 
-    /// Undoes `v7-consent-categories` in a SQLite file, as a store of the previous version.
+    /// Undoes `v7-consent-categories` (and the indexes over its column) in a SQLite file, as a
+    /// store of the previous version.
     static func downgradeSQLite(_ path: String) throws {
         let db = try DatabaseQueue(path: path)
         try db.write { db in
             try db.execute(sql: """
-                DROP INDEX resource_by_category_release;
+                DROP INDEX resource_by_category_page;
                 DROP INDEX resource_by_category_clinical;
                 DROP INDEX resource_by_category_window;
                 ALTER TABLE resource DROP COLUMN category;
                 ALTER TABLE app DROP COLUMN access_revision;
                 DROP TABLE anchor_secret;
-                DELETE FROM grdb_migrations WHERE identifier IN ('v7-consent-categories', 'v12-category-clinical-date-index');
+                DELETE FROM grdb_migrations WHERE identifier IN ('v7-consent-categories', 'v12-category-clinical-date-index', 'v17-category-search-indexes');
                 """)
         }
         try db.close()
@@ -80,8 +81,8 @@ import TestSupport
                 host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
             let connection = try await PostgresConnection.connect(configuration: config, id: 3, logger: PostgresTestDatabase.logger)
             for sql in [
-                "DROP INDEX resource_by_category_release", "DROP INDEX resource_by_category_clinical", "ALTER TABLE resource DROP COLUMN category", "ALTER TABLE app DROP COLUMN access_revision",
-                "DROP TABLE anchor_secret", "DELETE FROM schema_migrations WHERE name IN ('v6-consent-categories', 'v11-category-clinical-date-index')",
+                "DROP INDEX resource_by_category_page", "DROP INDEX resource_by_category_clinical", "ALTER TABLE resource DROP COLUMN category", "ALTER TABLE app DROP COLUMN access_revision",
+                "DROP TABLE anchor_secret", "DELETE FROM schema_migrations WHERE name IN ('v6-consent-categories', 'v11-category-clinical-date-index', 'v19-category-search-indexes')",
             ] {
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresTestDatabase.logger)
             }

@@ -46,6 +46,12 @@ public enum JSONWriter {
     /// Appends a JSON string literal.
     public static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (ids, URLs, codes) need no escape: copy those whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for c in s.utf8 {
             switch c {
             case 0x22: out.append(0x5C); out.append(0x22)

@@ -16,16 +16,32 @@ public struct FHIRVersion: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Parses `major.minor.patch` (a missing patch reads as 0); throws on anything else.
     public init(versionString: String) throws(FHIRError) {
-        let parts = versionString.split(separator: ".", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count) else { throw FHIRError.invalidVersion(versionString) }
-        var numbers: [Int] = []
-        for part in parts {
-            guard !part.isEmpty, part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), part.count <= 6, let n = Int(part) else {
-                throw FHIRError.invalidVersion(versionString)
+        // One pass over the bytes, without splitting into strings: every stored row's version
+        // is read this way.
+        var numbers = (0, 0, 0)
+        var count = 0, digits = 0, value = 0
+        for byte in versionString.utf8 {
+            if byte == 0x2E {
+                guard digits > 0, count < 2 else { throw FHIRError.invalidVersion(versionString) }
+                Self.set(&numbers, count, value)
+                (count, digits, value) = (count + 1, 0, 0)
+            } else {
+                guard byte >= 0x30, byte <= 0x39, digits < 6 else { throw FHIRError.invalidVersion(versionString) }
+                value = value * 10 + Int(byte - 0x30)
+                digits += 1
             }
-            numbers.append(n)
         }
-        self.init(major: numbers[0], minor: numbers[1], patch: numbers.count > 2 ? numbers[2] : 0)
+        guard digits > 0, count >= 1 else { throw FHIRError.invalidVersion(versionString) }
+        Self.set(&numbers, count, value)
+        self.init(major: numbers.0, minor: numbers.1, patch: numbers.2)
+    }
+
+    private static func set(_ numbers: inout (Int, Int, Int), _ index: Int, _ value: Int) {
+        switch index {
+        case 0: numbers.0 = value
+        case 1: numbers.1 = value
+        default: numbers.2 = value
+        }
     }
 
     /// The release this version belongs to: 1.0.x is DSTU2, 4.0.x is R4.

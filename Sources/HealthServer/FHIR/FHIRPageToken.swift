@@ -1,6 +1,7 @@
 import ByteEncodings
 import Crypto
 import Foundation
+import HealthVocabulary
 import Synchronization
 
 /// Where a paged search stands: the search, the snapshot anchor its first page was read at,
@@ -13,6 +14,16 @@ struct FHIRPageState: Codable, Hashable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case search = "q", snapshot = "s", offset = "o", total = "n"
+    }
+
+    /// The JSON `JSONDecoder` reads back, written directly: Foundation's encoder took a tenth
+    /// of a new search's time.
+    var json: [UInt8] {
+        let parameters = search.parameters.map { p in EncodedJSON.object([("name", .string(p.name)), ("value", .string(p.value))]) }
+        let q = EncodedJSON.object([
+            ("resourceType", .string(search.resourceType)), ("everything", .bool(search.everything)), ("parameters", .array(parameters)),
+        ])
+        return EncodedJSON.object([("q", q), ("s", .int(Int(snapshot))), ("o", .int(offset)), ("n", .int(total))]).bytes
     }
 }
 
@@ -43,9 +54,8 @@ final class FHIRPageTokens: Sendable {
         // the state opens the same, so a kept one is as good as a fresh one.
         let memo = SealedPage(appID: appID, state: state)
         if let token = sealed.withLock({ $0[memo] }) { return token }
-        // Encoding these plain values and sealing in memory cannot fail.
-        let plain = try! JSONEncoder().encode(state)
-        let box = try! ChaChaPoly.seal(plain, using: key(appID: appID))
+        // Sealing in memory cannot fail.
+        let box = try! ChaChaPoly.seal(state.json, using: key(appID: appID))
         let token = Base64URL.encode(box.combined)
         sealed.withLock { map in
             if map.count >= Self.sealedLimit { map.removeAll(keepingCapacity: true) }

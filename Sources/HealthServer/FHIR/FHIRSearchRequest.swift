@@ -42,11 +42,28 @@ struct FHIRSearchRequest: Codable, Hashable, Sendable {
         parameters.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
     }
 
-    private static let allowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
-        set.insert(charactersIn: "-._~:/,")
-        return set
-    }()
+    /// Percent-encodes every byte but ASCII letters, digits and `-._~:/,` (byte by byte:
+    /// Foundation's `addingPercentEncoding` took a twentieth of a new search's time).
+    static func encode(_ text: String) -> String {
+        if text.utf8.allSatisfy(isAllowed) { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if isAllowed(byte) {
+                out.append(byte)
+            } else {
+                out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
-    static func encode(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: ","): return true
+        default: return false
+        }
+    }
 }

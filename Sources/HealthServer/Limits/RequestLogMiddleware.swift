@@ -16,16 +16,20 @@ struct RequestLogMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         var status: Int = 500
         defer {
-            let elapsed = ContinuousClock.now - start
-            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            var metadata: Logger.Metadata = [
-                "method": "\(request.method.rawValue)",
-                "route": "\(context.endpointPath ?? "unmatched")",
-                "status": "\(status)",
-                "ms": "\(String(format: "%.1f", ms))",
-            ]
-            if let app = context.facts.appID { metadata["app"] = "\(app)" }
-            logger.info("request", metadata: metadata)
+            // Built only when it is written: the metadata and its formatting cost more than
+            // some requests.
+            if logger.logLevel <= .info {
+                let elapsed = ContinuousClock.now - start
+                let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                var metadata: Logger.Metadata = [
+                    "method": "\(request.method.rawValue)",
+                    "route": "\(context.endpointPath ?? "unmatched")",
+                    "status": "\(status)",
+                    "ms": "\(String(format: "%.1f", ms))",
+                ]
+                if let app = context.facts.appID { metadata["app"] = "\(app)" }
+                logger.info("request", metadata: metadata)
+            }
         }
         do {
             let response = try await next(request, context)

@@ -11,13 +11,13 @@ extension DatabaseHealthStore {
         let current = try await read { session in try await Self.currentAnchor(session, dialect) }
         if let kept = pageCache.page(key, at: current) { return kept }
         let builder = ResourceSQL(dialect: dialect)
-        let page = builder.select(query, visible: windows)
         let count = countingTotal ? builder.count(query, visible: windows) : nil
         let sealer = self.sealer
         let (read, anchor) = try await snapshot { session in
             let latest = try await Self.currentAnchor(session, dialect)
             var total: Int? = nil
             if let count { total = Int(try await session.row(count)?.int(0) ?? 0) }
+            let page = builder.select(query, visible: windows, matching: total)
             let resources = try await session.rows(page).map { try RowCoding.keyed($0, sealer) }
             return (ResourcePage(resources: resources, total: total, snapshot: query.addedThrough ?? QueryAnchor(rawValue: latest), readAt: QueryAnchor(rawValue: latest)), latest)
         }

@@ -9,11 +9,12 @@ struct RecordSQL {
 
     /// The columns ``RowCoding/stored(_:_:)`` reads, from `resource r` joined to its source,
     /// and with `keyed` the identity after them (``RowCoding/keyed(_:_:)``).
-    static func selectResources(into q: inout SQLStatement, keyed: Bool = false) {
+    /// `index` names the index to read `resource` through (``SQLDialect/namesIndexes``).
+    static func selectResources(into q: inout SQLStatement, keyed: Bool = false, index: String? = nil) {
         q += """
             SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
             r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category\(keyed ? ", r.identity" : "")
-            FROM resource r JOIN source s ON \(q.sameScope("s", "r"))s.id = r.source_id
+            FROM resource r\(index.map { " INDEXED BY " + $0 } ?? "") JOIN source s ON \(q.sameScope("s", "r"))s.id = r.source_id
             """
     }
 

@@ -8,9 +8,11 @@ import Foundation
 struct ResourceSQL {
     let dialect: SQLDialect
 
-    func select(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?) -> SQLStatement {
+    /// The page; `matching` is the count read just before in the same snapshot, when there
+    /// is one.
+    func select(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, matching: Int? = nil) -> SQLStatement {
         var q = SQLStatement(dialect)
-        RecordSQL.selectResources(into: &q, keyed: true)
+        RecordSQL.selectResources(into: &q, keyed: true, index: index(query, windows, matching: matching))
         q += " WHERE "
         filter(query, windows, into: &q)
         let limit = query.limit ?? (query.offset > 0 ? Int(Int64.max) : nil)
@@ -28,6 +30,23 @@ struct ResourceSQL {
         filter(query, windows, into: &q)
         return q
     }
+
+    /// The index a page of one category in served order reads, where the dialect names
+    /// indexes. Walking that category's `resource_by_category_page` in order stops after the
+    /// page's rows, testing the rest of the filter in the index; SQLite's planner, without
+    /// statistics, prefers seeking the date index and sorting every match instead (ten times
+    /// slower for a page out of hundreds). When few rows match, seeking them and sorting is
+    /// the better plan, so the planner chooses then.
+    private func index(_ query: ResourceQuery, _ windows: [TypeWindow<ConsentCategory>]?, matching: Int?) -> String? {
+        guard dialect.namesIndexes, query.sort == nil, query.keys == nil,
+            let windows = Self.windows(query, windows), windows.count == 1
+        else { return nil }
+        if let matching, matching <= Self.fewMatches { return nil }
+        return "resource_by_category_page"
+    }
+
+    /// Up to this many matches, a page is read by seeking them (see `index`).
+    static let fewMatches = 64
 
     /// The windows a query reads through: the grants' windows narrowed to the query's
     /// categories, or the categories alone when there are no grants to apply (the person).
@@ -47,12 +66,13 @@ struct ResourceSQL {
             q += " AND r.resource_type NOT IN (" + query.excludedResourceTypes.sorted().map { q.bind($0.rawValue) }.joined(separator: ", ") + ")"
         }
         if let release = query.release {
-            // Constant patterns, written into the text: SQLite recompiles a statement whose
-            // LIKE pattern is bound every time it is bound (to try its LIKE optimisation).
+            // The release is read as `substr(fhir_version, 1, 4)`, the expression the category
+            // indexes hold, so a count seeks to it instead of testing every row (a LIKE was
+            // evaluated row by row). Constants, written into the text, match the index.
             switch release {
-            case .r4: q += " AND r.fhir_version LIKE '4.0.%'"
-            case .dstu2: q += " AND r.fhir_version LIKE '1.0.%'"
-            case .unknown: q += " AND r.fhir_version NOT LIKE '4.0.%' AND r.fhir_version NOT LIKE '1.0.%'"
+            case .r4: q += " AND substr(r.fhir_version, 1, 4) = '4.0.'"
+            case .dstu2: q += " AND substr(r.fhir_version, 1, 4) = '1.0.'"
+            case .unknown: q += " AND substr(r.fhir_version, 1, 4) NOT IN ('4.0.', '1.0.')"
             }
         }
         if let through = query.addedThrough { q += " AND \(added) <= " + q.bind(through.rawValue) }
@@ -81,26 +101,43 @@ struct ResourceSQL {
     /// fixed span. The start column is compared in every case, so an index on it still helps.
     static func clinical(_ condition: DateCondition, into q: inout SQLStatement) {
         let d = "r.clinical_date", t = "r.clinical_date_text"
+        // The bound each term puts on the start from below and from above, when it does.
+        var lows: [Double?] = [], highs: [Double?] = []
         let terms = condition.anyOf.map { bound -> String in
             switch bound {
-            case .startsBefore(let x): return "\(d) < " + q.bind(x.timeIntervalSince1970)
-            case .startsAtOrAfter(let x): return "\(d) >= " + q.bind(x.timeIntervalSince1970)
+            case .startsBefore(let x):
+                lows.append(nil)
+                highs.append(x.timeIntervalSince1970)
+                return "\(d) < " + q.bind(x.timeIntervalSince1970)
+            case .startsAtOrAfter(let x):
+                lows.append(x.timeIntervalSince1970)
+                highs.append(nil)
+                return "\(d) >= " + q.bind(x.timeIntervalSince1970)
             case .endsAfter(let x):
                 // end > x ⟺ start ≥ x truncated to the year / month, or start > x − span.
                 let f = UTCFloor(x)
-                var s = "(\(d) >= " + q.bind(min(f.year, f.x - 86_400)) + " AND CASE WHEN length(\(t)) = 4 THEN \(d) >= " + q.bind(f.year)
+                let floor = min(f.year, f.x - 86_400)
+                lows.append(floor)
+                highs.append(nil)
+                var s = "(\(d) >= " + q.bind(floor) + " AND CASE WHEN length(\(t)) = 4 THEN \(d) >= " + q.bind(f.year)
                 s += " WHEN length(\(t)) = 7 THEN \(d) >= " + q.bind(f.month) + " WHEN length(\(t)) = 10 THEN \(d) > " + q.bind(f.x - 86_400)
                 s += " WHEN substr(\(t), 17, 1) = ':' THEN \(d) > " + q.bind(f.x - 1) + " ELSE \(d) > " + q.bind(f.x - 60) + " END)"
                 return s
             case .endsAtOrBefore(let x):
                 // end ≤ x ⟺ start < x truncated to the year / month, or start ≤ x − span.
                 let f = UTCFloor(x)
+                lows.append(nil)
+                highs.append(f.x)
                 var s = "(\(d) < " + q.bind(f.x) + " AND CASE WHEN length(\(t)) = 4 THEN \(d) < " + q.bind(f.year)
                 s += " WHEN length(\(t)) = 7 THEN \(d) < " + q.bind(f.month) + " WHEN length(\(t)) = 10 THEN \(d) <= " + q.bind(f.x - 86_400)
                 s += " WHEN substr(\(t), 17, 1) = ':' THEN \(d) <= " + q.bind(f.x - 1) + " ELSE \(d) <= " + q.bind(f.x - 60) + " END)"
                 return s
             }
         }
+        // Every term bounds the start from one side: that bound, outside the OR, is a range
+        // the index on the clinical date seeks to (an OR of bounds is tested row by row).
+        if !lows.isEmpty, !lows.contains(nil) { q += " AND \(d) >= " + q.bind(lows.compactMap { $0 }.min()!) }
+        if !highs.isEmpty, !highs.contains(nil) { q += " AND \(d) < " + q.bind(highs.compactMap { $0 }.max()!) }
         q += " AND (" + (terms.isEmpty ? "FALSE" : terms.joined(separator: " OR ")) + ")"
     }
 }
@@ -109,16 +146,11 @@ struct ResourceSQL {
 private struct UTCFloor {
     let x: Double, year: Double, month: Double
 
-    private static let calendar: Calendar = {
-        var c = Calendar(identifier: .gregorian)
-        c.timeZone = TimeZone(identifier: "UTC")!
-        return c
-    }()
-
     init(_ date: Date) {
         x = date.timeIntervalSince1970
-        let parts = Self.calendar.dateComponents([.year, .month], from: date)
-        year = Self.calendar.date(from: DateComponents(year: parts.year, month: 1, day: 1))?.timeIntervalSince1970 ?? x
-        month = Self.calendar.date(from: DateComponents(year: parts.year, month: parts.month, day: 1))?.timeIntervalSince1970 ?? x
+        // Days stay within ±10^9 (years far beyond any date a search parses) so Int cannot trap.
+        let day = FHIRDate.civil(fromDays: Int(max(-1e9, min(1e9, (x / 86_400).rounded(.down)))))
+        year = Double(FHIRDate.daysFromCivil(year: day.year, month: 1, day: 1) * 86_400)
+        month = Double(FHIRDate.daysFromCivil(year: day.year, month: day.month, day: 1) * 86_400)
     }
 }

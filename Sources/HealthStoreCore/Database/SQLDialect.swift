@@ -44,12 +44,18 @@ package struct SQLDialect: Sendable {
     /// none to save and compiles a statement's parameters in quadratic time, so it writes a row
     /// per (cached) statement.
     let rowsPerStatement: Int
+    /// Whether a statement may name the index it reads (SQLite's `INDEXED BY`): a planner
+    /// without statistics cannot tell a page that stops after 20 rows from one that sorts all
+    /// matches, so the store picks from the count it has just read.
+    let namesIndexes: Bool
 
     package init(
-        placeholders: Placeholders, person: String?, typedValues: Bool, greatest: String, byteOrder: String, rowsPerStatement: Int, anchors: Anchors
+        placeholders: Placeholders, person: String?, typedValues: Bool, greatest: String, byteOrder: String, rowsPerStatement: Int,
+        namesIndexes: Bool = false, anchors: Anchors
     ) {
         (self.placeholders, self.person, self.anchors) = (placeholders, person, anchors)
         (self.typedValues, self.greatest, self.byteOrder, self.rowsPerStatement) = (typedValues, greatest, byteOrder, max(1, rowsPerStatement))
+        self.namesIndexes = namesIndexes
     }
 
     /// The placeholder of the `index`th bound value (from 1).
