@@ -45,29 +45,32 @@ public enum JSONWriter {
 
     /// Appends a JSON string literal.
     public static func writeString(_ s: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Most strings (ids, URLs, codes) need no escape: copy those whole.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            out.append(contentsOf: s.utf8)
+        var s = s
+        s.withUTF8 { bytes in
             out.append(UInt8(ascii: "\""))
-            return
-        }
-        for c in s.utf8 {
-            switch c {
-            case 0x22: out.append(0x5C); out.append(0x22)
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
-            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(c >> 4)], hex[Int(c & 0xF)]])
-            default: out.append(c)
+            // Most strings (ids, URLs, codes) need no escape: copy those whole.
+            if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                out.append(contentsOf: bytes)
+                out.append(UInt8(ascii: "\""))
+                return
             }
+            for c in bytes {
+                switch c {
+                case 0x22: out.append(0x5C); out.append(0x22)
+                case 0x5C: out.append(0x5C); out.append(0x5C)
+                case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+                case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(c >> 4)], hex[Int(c & 0xF)]])
+                default: out.append(c)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
     }
 }
 
