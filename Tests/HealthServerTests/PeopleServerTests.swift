@@ -285,6 +285,29 @@ final class PeopleWorld: Sendable {
     }
 
     @Test(arguments: ServerEngine.plain)
+    func aRemovedPersonsOpenStoreClosesAndTheirSessionReachesNothing(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        try await w.importResources(w.ana, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Asthma")])
+        try await w.importResources(w.ben, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Gout")])
+        try await w.test { client in
+            let ana = try await w.signIn(client, w.ana)
+            let ben = try await w.signIn(client, w.ben)
+            #expect(w.server.openPeople == 2)
+            // Ana is removed (by `people remove`, here or in another process) while her store is open.
+            #expect(try await w.registry.remove(id: w.ana))
+            await w.server.closeRemoved()
+            #expect(w.server.openPeople == 1)
+            let r = try await client.call(.get, "/", cookie: ana)
+            #expect(!r.text.contains("Asthma") && r.status != .ok, "\(r.status)")
+            #expect(try await client.call(.get, "/p/\(w.ana)/fhir/metadata").status == .notFound)
+            // Ben, still registered, is untouched.
+            await w.server.closeRemoved()
+            #expect(w.server.openPeople == 1)
+            #expect(try await client.call(.get, "/", cookie: ben).text.contains("Gout"))
+        }
+    }
+
+    @Test(arguments: ServerEngine.plain)
     func consentRequestsLinksStreamsWebhooksEverythingAndSMARTStayWithTheirPerson(engine: ServerEngine) async throws {
         let w = try await PeopleWorld(engine)
         let patient = { (id: String) in #"{"resourceType":"Patient","id":"\#(id)","name":[{"text":"\#(id)"}]}"# }

@@ -124,6 +124,16 @@ public struct PeopleServer: Sendable {
     /// Closes people's stores idle for `idle` (the idle service does this on its own schedule).
     package func closeIdle(_ idle: Duration) async { await people.closeIdle(idle) }
 
+    /// Closes every open store (the application is stopping).
+    func closeEveryone() async { await people.closeAll() }
+
+    /// Closes the stores of people removed from the registry since they were opened (the idle
+    /// service does this on its own schedule). A registry that cannot be read closes nothing.
+    package func closeRemoved() async {
+        guard !people.openIDs.isEmpty, let everyone = try? await registry.list() else { return }
+        await people.closeRemoved(registered: Set(everyone.map(\.id)))
+    }
+
     /// One pass of every person's provider syncs, waiting for all of them (``PeopleSyncService``).
     package func syncEveryone() async {
         guard let everyone = try? await registry.list() else { return }
@@ -165,7 +175,7 @@ public struct PeopleServer: Sendable {
             responder: responder(),
             server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
-            services: [PeopleIdleService(people: people, idleTimeout: idleTimeout)]
+            services: [PeopleIdleService(server: self, idleTimeout: idleTimeout)]
                 + (configuration.providerSyncInterval.map { [PeopleSyncService(server: self, interval: $0)] } ?? []),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -201,23 +211,24 @@ struct PeopleSyncService: Service {
     }
 }
 
-/// Closes people's stores nobody used for a while, and every one at a graceful shutdown (their
-/// background work flushes the audit log's last batch as it ends).
+/// Closes people's stores nobody used for a while or whose person was removed, and every one
+/// at a graceful shutdown (their background work flushes the audit log's last batch as it ends).
 struct PeopleIdleService: Service {
-    let people: PersonServers
+    let server: PeopleServer
     let idleTimeout: Duration
 
     func run() async throws {
-        let people = self.people
+        let server = self.server
         let idleTimeout = self.idleTimeout
         let check = min(idleTimeout / 4, .seconds(30))
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try? await Task.sleep(for: check)
-                await people.closeIdle(idleTimeout)
+                await server.closeRemoved()
+                await server.closeIdle(idleTimeout)
             }
         }
-        await people.closeAll()
+        await server.closeEveryone()
     }
 }
 

@@ -102,6 +102,26 @@ final class PersonServers: Sendable {
         if !idleOnes.isEmpty { _ = healthrecords_malloc_trim() }
     }
 
+    /// Closes the servers of people no longer among `registered` (removed by `people remove`,
+    /// perhaps from another process): until then an open SQLite store would keep serving a
+    /// file already unlinked. Their requests then find no such person.
+    func closeRemoved(registered: Set<String>) async {
+        let removed: [Open] = slots.withLock { slots in
+            var closed: [Open] = []
+            for (id, slot) in slots where !registered.contains(id) {
+                if case .open(let open, _) = slot {
+                    closed.append(open)
+                    slots[id] = nil
+                }
+            }
+            return closed
+        }
+        for open in removed { await Self.close(open) }
+    }
+
+    /// The ids of the people whose servers are open or opening.
+    var openIDs: Set<String> { slots.withLock { Set($0.keys) } }
+
     /// Closes every open server (the application is stopping).
     func closeAll() async {
         let all: [Open] = slots.withLock { slots in
