@@ -189,23 +189,9 @@ public struct HealthServer: Sendable {
     /// port 0), after which the links the server hands out use them unless
     /// ``ServerConfiguration/publicBaseURL`` is set.
     public func application(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
-        let address = self.address
-        let configured = configuration.publicBaseURL
-        let host = configuration.host
-        let idle = configuration.limits.idleTimeout
         var background = backgroundServices()
         if let interval = configuration.providerSyncInterval { background.append(ProviderSyncService(scheduler: providerSync, interval: interval)) }
-        return Application(
-            router: router(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
-            services: background,
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                if configured == nil { address.listening(host: host, port: port) }
-                await onListening(host, port)
-            },
-            logger: logger)
+        return address.application(router().buildResponder(), services: background, configuration: configuration, logger: logger, onListening: onListening)
     }
 
     /// The work the store needs beside requests: webhook deliveries, the audit log's last batch,

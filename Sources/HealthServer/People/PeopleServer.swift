@@ -167,22 +167,9 @@ public struct PeopleServer: Sendable {
 
     /// The Hummingbird application; `onListening` hears the bound host and port.
     public func application(onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }) -> some ApplicationProtocol {
-        let address = self.address
-        let configured = configuration.publicBaseURL
-        let host = configuration.host
-        let idle = configuration.limits.idleTimeout
-        return Application(
-            responder: responder(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(idle.components.seconds) * 1_000_000_000))),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: configuration.port), serverName: "healthrecords"),
-            services: [PeopleIdleService(server: self, idleTimeout: idleTimeout)]
-                + (configuration.providerSyncInterval.map { [PeopleSyncService(server: self, interval: $0)] } ?? []),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                if configured == nil { address.listening(host: host, port: port) }
-                await onListening(host, port)
-            },
-            logger: logger)
+        let services: [any Service] = [PeopleIdleService(server: self, idleTimeout: idleTimeout)]
+            + (configuration.providerSyncInterval.map { [PeopleSyncService(server: self, interval: $0)] } ?? [])
+        return address.application(responder(), services: services, configuration: configuration, logger: logger, onListening: onListening)
     }
 
     /// Runs until SIGINT or SIGTERM.
