@@ -137,6 +137,27 @@ import Testing
         #expect(try tokens.open(tokens.seal(odd, appID: "a"), appID: "a") == odd)
     }
 
+    @Test func searchsetBundlesAreTheJSONTheirPartsSay() throws {
+        let resource = Data(#"{"resourceType":"Observation","id":"a","valueQuantity":{"value":5.40}}"#.utf8)
+        let full = SearchsetBundle(
+            total: 41, selfURL: "https://h.example/fhir/Observation?code=a\"b", nextURL: "https://h.example/fhir/Observation?_page=x",
+            entries: [.init(fullUrl: "https://h.example/fhir/Observation/a", resource: resource, mode: "match"),
+                      .init(fullUrl: "https://h.example/fhir/Patient/p", resource: Data(#"{"resourceType":"Patient","id":"p"}"#.utf8), mode: "include")])
+        let text = String(decoding: full.bytes, as: UTF8.self)
+        // The stored bytes are spliced in as they are (5.40 keeps its zero).
+        #expect(text.contains(#""resource":{"resourceType":"Observation","id":"a","valueQuantity":{"value":5.40}}"#))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(full.bytes)) as? [String: Any])
+        #expect(json["resourceType"] as? String == "Bundle" && json["type"] as? String == "searchset" && json["total"] as? Int == 41)
+        let links = try #require(json["link"] as? [[String: String]])
+        #expect(links == [["relation": "self", "url": "https://h.example/fhir/Observation?code=a\"b"], ["relation": "next", "url": "https://h.example/fhir/Observation?_page=x"]])
+        let entries = try #require(json["entry"] as? [[String: Any]])
+        #expect(entries.map { $0["fullUrl"] as? String } == ["https://h.example/fhir/Observation/a", "https://h.example/fhir/Patient/p"])
+        #expect(entries.map { ($0["search"] as? [String: String])?["mode"] } == ["match", "include"])
+        // An empty search: no `entry`, no `next`.
+        let empty = try #require(try JSONSerialization.jsonObject(with: Data(SearchsetBundle(total: 0, selfURL: "s", nextURL: nil, entries: []).bytes)) as? [String: Any])
+        #expect(empty["entry"] == nil && (empty["link"] as? [[String: String]])?.count == 1 && empty["total"] as? Int == 0)
+    }
+
     @Test func selfLinksPercentEncodeAllButUnreservedBytes() {
         let request = FHIRSearchRequest(
             resourceType: "Observation", everything: false, parameters: [("code", "http://loinc.org|1234-5"), ("date", "ge2024-05-01T10:00:00+02:00"), ("category", "läb oratory&x=1")])

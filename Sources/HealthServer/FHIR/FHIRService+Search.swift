@@ -132,9 +132,10 @@ extension FHIRService {
         let rewriter = try await rewriter(caller, at: page.snapshot)
         let contained = ContainedFilter(reach: caller.scopes?.search, windows: page.visibleWindows)
         return try items.map { item in
-            SearchsetBundle.Entry(
-                fullUrl: base + "/" + item.stored.resource.resourceType.rawValue + "/" + item.key.hex,
-                resource: try served(item, rewriter, contained: contained), mode: "match")
+            let id = item.key.hex
+            return SearchsetBundle.Entry(
+                fullUrl: base + "/" + item.stored.resource.resourceType.rawValue + "/" + id,
+                resource: try served(item, id: id, rewriter, contained: contained), mode: "match")
         }
     }
 }

@@ -103,9 +103,10 @@ final class FHIRService: Sendable {
 
     /// The served bytes of a stored resource, without the `contained` resources `contained`
     /// refuses.
-    func served(_ item: KeyedResource, _ rewriter: ReferenceRewriter, contained: ContainedFilter) throws -> Data {
+    /// `id` is the item's served id when the caller has it already (`item.key.hex`).
+    func served(_ item: KeyedResource, id: String? = nil, _ rewriter: ReferenceRewriter, contained: ContainedFilter) throws -> Data {
         let source = item.stored.source.identifier
-        let id = item.key.hex
+        let id = id ?? item.key.hex
         let patients = rewriter.sourcePatients[source]
         if let hit = servedCache.withLock({ $0[id] }), hit.anchor == item.stored.anchor, hit.sourcePatients == patients, hit.contained == contained {
             return hit.bytes
