@@ -43,6 +43,8 @@ public struct HealthServer: Sendable {
     let passkeys: PasskeyCeremonies
     /// In a server for many people, how this person's pages reach the others' (proxies).
     let household: Household?
+    /// Where this person's background jobs take turns among many people's (``FairTurns``).
+    let turns: BackgroundLanes?
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -66,10 +68,11 @@ public struct HealthServer: Sendable {
     /// people are counted together.
     init(
         store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)?, resolver: any HostResolver,
-        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, syncTurns: (any SyncTurns)? = nil
+        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, turns: BackgroundLanes? = nil
     ) async throws {
         self.store = store
         self.household = household
+        self.turns = turns
         self.configuration = configuration
         self.logger = logger
         let limits = configuration.limits
@@ -79,7 +82,7 @@ public struct HealthServer: Sendable {
         let tokens = AccessTokens(credentials: store, clock: store.clock, lifetime: configuration.accessTokenLifetime)
         let webhooks = Webhooks(
             sender: webhookSender ?? PinnedWebhookSender(resolver: resolver), resolver: resolver, policy: configuration.webhooks, store: store,
-            pollInterval: configuration.observePollInterval, logger: logger)
+            pollInterval: configuration.observePollInterval, logger: logger, turns: turns?.sharing, person: configuration.servedPerson ?? "")
         appAccess = AppAccess(
             tokens: tokens, limiter: RateLimiter(rate: limits.appRequestsPerSecond, burst: limits.appBurst), consent: consent,
             pending: PendingRequests(store: store, lifetime: configuration.pendingRequestLifetime, clock: store.clock, maxPerApp: limits.maxPendingRequestsPerApp),
@@ -97,7 +100,7 @@ public struct HealthServer: Sendable {
                 credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime,
                 cookiePrefix: configuration.servedPerson.map { $0 + "." } ?? ""),
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
-        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store), turns: syncTurns, person: configuration.servedPerson ?? "")
+        providerSync = SyncScheduler(syncer: ProviderSyncer(store: store), turns: turns?.syncs, person: configuration.servedPerson ?? "")
         fhir = FHIRService(store: store, address: address)
         let clock = store.clock
         hostedLinks = HostedLinkService(
@@ -204,7 +207,8 @@ public struct HealthServer: Sendable {
         }
         return [
             WebhookService(webhooks: appAccess.webhooks), AuditLogService(store: store),
-            HostedLinkSweepService(store: store, interval: interval, logger: logger, firstDelay: firstDelay()),
+            HostedLinkSweepService(
+                store: store, interval: interval, logger: logger, firstDelay: firstDelay(), turns: turns?.sharing, person: configuration.servedPerson ?? ""),
             AccessReviewService(consent: consent, access: appAccess, interval: interval, logger: logger, firstDelay: firstDelay()),
         ]
     }

@@ -9,14 +9,14 @@ public actor SyncScheduler {
     private let options: SyncOptions
     private var running = Set<String>()
     private var reports: [String: SyncReport] = [:]
-    private let turns: (any SyncTurns)?
+    private let turns: (any BackgroundTurns)?
     private let person: String
 
     /// Makes a scheduler; nothing runs until ``syncNow(_:)`` or ``runEvery(_:)``.
     ///
     /// - Parameter turns: in a server for many people, the turns every person's syncs share
     ///   (`person` names whose these are); each sync waits for its turn there.
-    public init(syncer: ProviderSyncer, options: SyncOptions = SyncOptions(), turns: (any SyncTurns)? = nil, person: String = "") {
+    public init(syncer: ProviderSyncer, options: SyncOptions = SyncOptions(), turns: (any BackgroundTurns)? = nil, person: String = "") {
         self.syncer = syncer
         self.options = options
         self.turns = turns

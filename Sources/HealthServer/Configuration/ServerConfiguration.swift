@@ -109,6 +109,9 @@ public struct ServerLimits: Sendable {
     /// In a server for many people, the most provider syncs running at once across everyone
     /// (taken in turns, person by person: ``FairTurns``).
     public var maxConcurrentSyncs = 2
+    /// In a server for many people, the most sharing jobs (webhook posts, sweeps of ended share
+    /// links) running at once across everyone, taken in turns the same way.
+    public var maxConcurrentSharingJobs = 8
 
     /// Makes limits; by default 64 KiB bodies, 30 s requests, 100 requests/s per app (bursts of 200), 1000 records per query.
     public init(

@@ -30,8 +30,8 @@ public struct PeopleServer: Sendable {
     let challenges: SignInChallenges
     let idleTimeout: Duration
     let clock: HealthClock
-    /// The turns every person's provider syncs take.
-    let turns: FairTurns
+    /// The turns every person's background work takes.
+    let turns: BackgroundLanes
     let credentials: StoreCredentials?
 
     /// Makes the front and the way people's servers are opened.
@@ -62,7 +62,7 @@ public struct PeopleServer: Sendable {
         self.failures = failures
         challenges = SignInChallenges(secret: try await registry.serverSecret("passkey-sign-in"))
         let sender = webhookSender ?? PinnedWebhookSender(resolver: resolver)
-        let turns = FairTurns(limit: limits.maxConcurrentSyncs)
+        let turns = BackgroundLanes(limits: limits)
         self.turns = turns
         self.credentials = credentials
         people = PersonServers(capacity: maxOpenPeople) { id in
@@ -95,7 +95,7 @@ public struct PeopleServer: Sendable {
                 storage: { try await registry.openStore(id: $0, credentials: credentials, clock: clock) })
             let server = try await HealthServer(
                 store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures,
-                household: household, syncTurns: turns)
+                household: household, turns: turns)
             let services = server.backgroundServices()
             let work = Task.detached {
                 await withTaskGroup(of: Void.self) { group in

@@ -7,6 +7,7 @@ import HealthStoreCore
 import HealthVocabulary
 import Logging
 import OutboundHTTP
+import ProviderSync
 import Synchronization
 
 /// A webhook an app registered: where to post change notices, and for which types.
@@ -40,8 +41,13 @@ final class Webhooks: Sendable {
     private let store: any HealthStore
     private let resolver: any HostResolver
 
-    init(sender: any WebhookSender, resolver: any HostResolver, policy: WebhookPolicy, store: any HealthStore, pollInterval: Duration, logger: Logger) {
-        self.delivery = Delivery(sender: sender, policy: policy, store: store, pollInterval: pollInterval, logger: logger)
+    /// `turns` are the person's place among many people's background work (each post waits its
+    /// turn, so one person's slow endpoints cannot hold everyone's deliveries); `nil` posts at once.
+    init(
+        sender: any WebhookSender, resolver: any HostResolver, policy: WebhookPolicy, store: any HealthStore, pollInterval: Duration, logger: Logger,
+        turns: (any BackgroundTurns)? = nil, person: String = ""
+    ) {
+        self.delivery = Delivery(sender: sender, policy: policy, store: store, pollInterval: pollInterval, logger: logger, turns: turns, person: person)
         self.store = store
         self.resolver = resolver
     }
@@ -147,6 +153,9 @@ struct Delivery: Sendable {
     let store: any HealthStore
     let pollInterval: Duration
     let logger: Logger
+    /// Where each post waits its turn among many people's background work.
+    var turns: (any BackgroundTurns)? = nil
+    var person = ""
 
     /// Delivers the app's notices until the webhook is removed or the app's access is revoked
     /// (checked every poll, since a revoked app's view never fires again).
@@ -188,14 +197,19 @@ struct Delivery: Sendable {
         for attempt in 1...max(1, policy.maxAttempts) {
             if Task.isCancelled { return false }
             guard let app = try? await store.app(id: registration.appID), app.accessRevision == registration.revision else { return false }
-            let reason: String
             let headers = Webhooks.headers(body: body, key: app.secretDigest, time: store.clock.now, delivery: SecretToken.make())
-            do {
-                try await sender.post(registration.url, body: body, headers: headers, policy: policy)
-                return true
-            } catch {
-                reason = error.description
+            let (sender, policy, url) = (self.sender, self.policy, registration.url)
+            let send: @Sendable () async -> String? = {
+                do throws(OutboundError) {
+                    try await sender.post(url, body: body, headers: headers, policy: policy)
+                    return nil
+                } catch {
+                    return error.description
+                }
             }
+            // The failure's reason, or nil when delivered.
+            let failure = if let turns { await turns.run(for: person, send) } else { await send() }
+            guard let reason = failure else { return true }
             logger.warning(
                 "webhook delivery failed",
                 metadata: ["webhook": "\(registration.id.prefix(8))", "app": "\(registration.appID)", "attempt": "\(attempt)", "reason": "\(reason)"])

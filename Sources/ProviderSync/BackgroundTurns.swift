@@ -1,6 +1,7 @@
-/// Where a sync waits its turn among other people's background work (a server for many people
-/// shares one ``FairTurns``); a scheduler without turns runs its syncs at once.
-public protocol SyncTurns: Sendable {
+/// Where a person's background job — a provider sync, a webhook delivery, a sweep of ended
+/// share links — waits its turn among other people's (a server for many people shares one
+/// ``FairTurns``); work without turns runs at once.
+public protocol BackgroundTurns: Sendable {
     /// Runs `work` for `person` when it is their turn.
     func run<T: Sendable>(for person: String, _ work: @Sendable () async -> T) async -> T
 }
@@ -9,7 +10,7 @@ public protocol SyncTurns: Sendable {
 /// run at once, and a freed slot goes to the next person in rotation who has work waiting, so one
 /// person's long queue of syncs never starves the others — each waiting person gets a turn before
 /// anyone gets a second.
-public actor FairTurns: SyncTurns {
+public actor FairTurns: BackgroundTurns {
     /// The most jobs running at once.
     public let limit: Int
     private var running = 0
