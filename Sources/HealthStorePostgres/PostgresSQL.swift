@@ -9,7 +9,7 @@ extension SQLDialect {
     static func postgres(person: String?) -> SQLDialect {
         SQLDialect(
             placeholders: .dollar, person: person, typedValues: true, greatest: "GREATEST", byteOrder: " COLLATE \"C\"", rowsPerStatement: 1000,
-            anchors: .init(table: "person", column: "anchor", resourceAdded: "id", rowIDIsAnchor: true, lockClause: " FOR UPDATE"))
+            pagesInOneStatement: true, anchors: .init(table: "person", column: "anchor", resourceAdded: "id", rowIDIsAnchor: true, lockClause: " FOR UPDATE"))
     }
 }
 

@@ -11,8 +11,23 @@ extension DatabaseHealthStore {
         let current = try await read { session in try await Self.currentAnchor(session, dialect) }
         if let kept = pageCache.page(key, at: current) { return kept }
         let builder = ResourceSQL(dialect: dialect)
-        let count = countingTotal ? builder.count(query, visible: windows) : nil
         let sealer = self.sealer
+        if dialect.pagesInOneStatement {
+            // One statement, one snapshot: the page's rows carry the anchor and the count.
+            let statement = builder.selectWithAnchor(query, visible: windows, counting: countingTotal)
+            let rows = try await read { session in try await session.rows(statement) }
+            if let first = rows.first {
+                let latest = try first.int(15)
+                let total = countingTotal ? Int(try first.int(16)) : nil
+                let resources = try rows.map { try RowCoding.keyed($0, sealer) }
+                let read = ResourcePage(
+                    resources: resources, total: total, snapshot: query.addedThrough ?? QueryAnchor(rawValue: latest), readAt: QueryAnchor(rawValue: latest))
+                pageCache.keep(read, for: key, at: latest)
+                return read
+            }
+            // An empty page carries nothing: read it in a transaction below.
+        }
+        let count = countingTotal ? builder.count(query, visible: windows) : nil
         let (read, anchor) = try await snapshot { session in
             let latest = try await Self.currentAnchor(session, dialect)
             var total: Int? = nil

@@ -9,13 +9,17 @@ struct RecordSQL {
 
     /// The columns ``RowCoding/stored(_:_:)`` reads, from `resource r` joined to its source,
     /// and with `keyed` the identity after them (``RowCoding/keyed(_:_:)``).
-    /// `index` names the index to read `resource` through (``SQLDialect/namesIndexes``).
-    static func selectResources(into q: inout SQLStatement, keyed: Bool = false, index: String? = nil) {
+    /// `index` names the index to read `resource` through (``SQLDialect/namesIndexes``);
+    /// `also` writes more columns after those (each with its leading comma).
+    static func selectResources(
+        into q: inout SQLStatement, keyed: Bool = false, index: String? = nil, also: ((inout SQLStatement) -> Void)? = nil
+    ) {
         q += """
             SELECT r.id, s.identifier, s.name, r.resource_type, r.clinical_type, r.resource_id, r.display_name, r.fhir_version,
             r.source_url, r.clinical_date_text, r.added_date, r.anchor, r.data, r.category\(keyed ? ", r.identity" : "")
-            FROM resource r\(index.map { " INDEXED BY " + $0 } ?? "") JOIN source s ON \(q.sameScope("s", "r"))s.id = r.source_id
             """
+        also?(&q)
+        q += " FROM resource r\(index.map { " INDEXED BY " + $0 } ?? "") JOIN source s ON \(q.sameScope("s", "r"))s.id = r.source_id"
     }
 
     func select(_ query: RecordQuery) -> SQLStatement {

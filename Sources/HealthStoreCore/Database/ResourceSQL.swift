@@ -13,6 +13,32 @@ struct ResourceSQL {
     func select(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, matching: Int? = nil) -> SQLStatement {
         var q = SQLStatement(dialect)
         RecordSQL.selectResources(into: &q, keyed: true, index: index(query, windows, matching: matching))
+        page(query, windows, into: &q)
+        return q
+    }
+
+    /// The page with two more columns on every row, both read in the statement's one snapshot:
+    /// the store's anchor (16th) and, with `counting`, how many resources match (17th; else
+    /// NULL). An empty page has no row to carry them: read it again with ``select(_:visible:matching:)``.
+    func selectWithAnchor(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, counting: Bool) -> SQLStatement {
+        var q = SQLStatement(dialect)
+        RecordSQL.selectResources(into: &q, keyed: true) { q in
+            let counter = dialect.anchorCounter
+            q += ", (SELECT \(counter.column) FROM \(counter.table) WHERE " + q.singleton + ")"
+            if counting {
+                q += ", (SELECT COUNT(*) FROM resource r WHERE "
+                filter(query, windows, into: &q)
+                q += ")"
+            } else {
+                q += ", NULL"
+            }
+        }
+        page(query, windows, into: &q)
+        return q
+    }
+
+    /// ` WHERE` the filter, then the order, limit and offset.
+    private func page(_ query: ResourceQuery, _ windows: [TypeWindow<ConsentCategory>]?, into q: inout SQLStatement) {
         q += " WHERE "
         filter(query, windows, into: &q)
         let limit = query.limit ?? (query.offset > 0 ? Int(Int64.max) : nil)
@@ -22,7 +48,6 @@ struct ResourceSQL {
         case let sort?: RecordSQL.page(by: "r.clinical_date", "r", ascending: sort.ascending, nullable: true, limit: limit, into: &q)
         }
         if query.offset > 0 { q += " OFFSET " + q.bind(query.offset) }
-        return q
     }
 
     func count(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?) -> SQLStatement {

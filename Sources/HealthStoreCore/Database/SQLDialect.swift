@@ -48,14 +48,18 @@ package struct SQLDialect: Sendable {
     /// without statistics cannot tell a page that stops after 20 rows from one that sorts all
     /// matches, so the store picks from the count it has just read.
     let namesIndexes: Bool
+    /// Whether a page of resources is read with the store's anchor and its count in one
+    /// statement (one snapshot) rather than a transaction of four: on a server each statement
+    /// is a round trip, and BEGIN and COMMIT are two more.
+    let pagesInOneStatement: Bool
 
     package init(
         placeholders: Placeholders, person: String?, typedValues: Bool, greatest: String, byteOrder: String, rowsPerStatement: Int,
-        namesIndexes: Bool = false, anchors: Anchors
+        namesIndexes: Bool = false, pagesInOneStatement: Bool = false, anchors: Anchors
     ) {
         (self.placeholders, self.person, self.anchors) = (placeholders, person, anchors)
         (self.typedValues, self.greatest, self.byteOrder, self.rowsPerStatement) = (typedValues, greatest, byteOrder, max(1, rowsPerStatement))
-        self.namesIndexes = namesIndexes
+        (self.namesIndexes, self.pagesInOneStatement) = (namesIndexes, pagesInOneStatement)
     }
 
     /// The placeholder of the `index`th bound value (from 1).
