@@ -1,4 +1,5 @@
 import CBOR
+import FHIR
 
 /// CBOR date-time tags (0: RFC 3339 text, 1: epoch seconds) as the harness's cbor2 5.x
 /// decodes them, and the text its object hook makes of them
@@ -103,26 +104,14 @@ enum DCCDateTimeTag {
 
     // MARK: Calendar (proleptic Gregorian, as Python's)
 
+    // Hinnant's algorithms, kept once in `FHIRDate` (Int is 64 bits on every platform we build for).
     static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDiv(y, 400)
-        let yearOfEra = y - era * 400
-        let monthIndex = (month + 9) % 12
-        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int64(FHIRDate.daysFromCivil(year: Int(year), month: Int(month), day: Int(day)))
     }
 
     static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDiv(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let d = FHIRDate.civil(fromDays: Int(days))
+        return (Int64(d.year), Int64(d.month), Int64(d.day))
     }
 
     private static func daysInMonth(year: Int64, month: Int64) -> Int64 {

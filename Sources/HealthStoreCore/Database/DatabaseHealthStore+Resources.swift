@@ -8,8 +8,12 @@ extension DatabaseHealthStore {
         if query.offset < 0 { throw HealthStoreError.invalidArgument("offset must not be negative") }
         let key = ResourcePageCache.Key(query: query, windows: windows, countingTotal: countingTotal)
         let dialect = self.dialect
-        let current = try await read { session in try await Self.currentAnchor(session, dialect) }
-        if let kept = pageCache.page(key, at: current) { return kept }
+        // A kept page is good only at the anchor it was read at; a search not kept (a new one
+        // each time) goes straight to its read, which carries the anchor.
+        if pageCache.holds(key) {
+            let current = try await read { session in try await Self.currentAnchor(session, dialect) }
+            if let kept = pageCache.page(key, at: current) { return kept }
+        }
         let builder = ResourceSQL(dialect: dialect)
         let sealer = self.sealer
         if dialect.pagesInOneStatement {

@@ -30,6 +30,9 @@ final class ResourcePageCache: Sendable {
         return hit.page
     }
 
+    /// Whether a page is kept for a key, at any anchor.
+    func holds(_ key: Key) -> Bool { pages.value(key) != nil }
+
     /// Offers a page read at `anchor`.
     func keep(_ page: ResourcePage, for key: Key, at anchor: Int64) {
         pages.offer(Kept(anchor: anchor, page: page), for: key)

@@ -1,3 +1,4 @@
+import FHIR
 import Foundation
 import SwiftASN1
 
@@ -30,16 +31,8 @@ struct UTCTimestamp: Hashable, Sendable {
             rest += millisecondsPerDay
             days -= 1
         }
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let civil = FHIRDate.civil(fromDays: Int(days))
+        let (year, month, day) = (civil.year, civil.month, civil.day)
         guard (1...9999).contains(year) else { return nil }
         self.year = Int(year)
         self.month = Int(month)
@@ -61,14 +54,7 @@ struct UTCTimestamp: Hashable, Sendable {
     }
 
     var date: Date {
-        // Howard Hinnant's days_from_civil.
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
+        let days = Int64(FHIRDate.daysFromCivil(year: year, month: month, day: day))
         let milliseconds =
             days * 86_400_000 + Int64(hour) * 3_600_000 + Int64(minute) * 60_000 + Int64(second) * 1000
             + Int64(millisecond)
