@@ -104,7 +104,7 @@ class Server:
     def __init__(self, cli, url, work, name, *extra):
         self.log = open(os.path.join(work, name + ".log"), "w")
         self.started = time.monotonic()
-        self.process = subprocess.Popen([cli, "serve", "--postgres", url, "--port", "0", "--rate-limit", "10000000", "--log-level", "error",
+        self.process = subprocess.Popen([cli, "serve", "--postgres", url, "--port", "0", "--rate-limit", "10000000", "--log-level", "warning",
                                          "--text-logs", *extra], stdout=subprocess.PIPE, stderr=self.log, text=True)
         RUNNING.append(self.process)
         line = self.process.stdout.readline()
@@ -127,6 +127,13 @@ class Server:
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=30)
+
+    def slow_requests(self):
+        """The server's own warnings for requests slower than half a second (its log, at warning):
+        whether a tail wrk saw was spent inside the server or before it."""
+        self.log.flush()
+        with open(self.log.name) as f:
+            return [l.strip() for l in f if "warning" in l and "request" in l and "ms=" in l]
 
 
 def get(url, token=None):
@@ -192,6 +199,44 @@ def wrk(base, targets, work, name, seconds, connections):
         f.write(LUA)
     env = dict(os.environ, TARGETS=table)
     return subprocess.Popen(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, base], stdout=subprocess.PIPE, text=True, env=env)
+
+
+def warm_up(base, targets):
+    """Asks each target's search twice, as a server that has been running a while has."""
+    for _ in range(2):
+        for path, t in targets:
+            if get(base + path, t)[0] != 200:
+                sys.exit(f"error: warm-up search {path} failed")
+
+
+def statements_begin(db):
+    """With PG_STATEMENTS=1 (pg_stat_statements loaded), forgets the statements seen so far."""
+    if os.environ.get("PG_STATEMENTS") == "1":
+        psql(db, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset();")
+
+
+def statements_report(db, requests, name):
+    """Prints the statements that took PostgreSQL's time since `statements_begin`, per request."""
+    if os.environ.get("PG_STATEMENTS") != "1":
+        return
+    rows = psql(db, "SELECT calls, total_exec_time, total_plan_time, regexp_replace(left(query, 110), '\\s+', ' ', 'g') FROM pg_stat_statements "
+                    "ORDER BY total_exec_time + total_plan_time DESC LIMIT 12;")
+    print(f"  PostgreSQL's statements in the {name} run, per request (calls, ms):")
+    for line in rows.strip().splitlines():
+        calls, exec_ms, plan_ms, query = line.split("|", 3)
+        print(f"    {int(calls) / requests:6.2f} {(float(exec_ms) + float(plan_ms)) / requests:7.3f}  {query}")
+
+
+def profiled(server, name, seconds, run):
+    """With PERF_OUT=DIR set, records the server's CPU (perf record -g) while `run` lasts, into
+    DIR/<name>.data: how the single-person and many-people runs spend their time, side by side."""
+    out = os.environ.get("PERF_OUT")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        perf = subprocess.Popen(["perf", "record", "-g", "-o", os.path.join(out, name + ".data"), "-p", str(server.process.pid), "--", "sleep", str(seconds)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        RUNNING.append(perf)
+    return run
 
 
 def result(process, name):
@@ -276,24 +321,33 @@ def main():
     if status != 200 or len(page.get("entry", [])) != 20:
         sys.exit(f"error: the search is not a full page of 20 ({status}: {body[:200]})")
     targets = [(f"/p/{p['id']}" + SEARCH, t) for p, t in zip(people, tokens)]
-    for path, t in targets:  # every person's store open, as after a while of traffic
-        if get(many.base + path, t)[0] != 200:
-            sys.exit(f"error: warm-up search {path} failed")
+    # As after a while of traffic: every person's store open, and their search asked twice (a
+    # store keeps a page when it is asked for again), as the single person's is before its run.
+    # With one pass, each person's first request of the run read its page in SQL: 7 % of the
+    # requests at 1,000 people, most of PostgreSQL's time (PG_STATEMENTS=1 shows it).
+    warm_up(many.base, targets)
     open_rss = many.rss_kib()
     print(f"  the many-people server with all {a.people} stores open: {open_rss / 1024:.1f} MiB "
           f"({(open_rss - one_rss) / a.people:.0f} KiB per open person)")
     single = Server(cli, many_db + ("&" if "?" in many_db else "?") + "person=" + people[0]["id"], work, "single")
-    if get(single.base + SEARCH, tokens[0])[0] != 200:
-        sys.exit("error: the single-person search failed")
-    one = result(wrk(single.base, [(SEARCH, tokens[0])], work, "single", a.seconds, a.connections), "one person, single-person server")
-    spread = result(wrk(many.base, targets, work, "many", a.seconds, a.connections), f"random of {a.people} people, one process")
+    warm_up(single.base, [(SEARCH, tokens[0])])
+    statements_begin(many_db)
+    one = result(profiled(single, "single", a.seconds, wrk(single.base, [(SEARCH, tokens[0])], work, "single", a.seconds, a.connections)),
+                 "one person, single-person server")
+    statements_report(many_db, one["requests"], "single-person")
+    statements_begin(many_db)
+    spread = result(profiled(many, "many", a.seconds, wrk(many.base, targets, work, "many", a.seconds, a.connections)),
+                    f"random of {a.people} people, one process")
+    statements_report(many_db, spread["requests"], "many-people")
     single.stop()
     second = Server(cli, many_db, work, "many-2", "--max-open-people", str(a.people))
-    for path, t in targets:
-        get(second.base + path, t)
+    warm_up(second.base, targets)
     half = max(1, a.connections // 2)
     runs = [wrk(many.base, targets, work, "two-a", a.seconds, half), wrk(second.base, targets, work, "two-b", a.seconds, half)]
     both = [result(r, f"random of {a.people} people, process {i + 1} of 2") for i, r in enumerate(runs)]
+    for i, server in enumerate((many, second)):
+        slow = server.slow_requests()
+        print(f"  process {i + 1}: {len(slow)} requests took over 500 ms inside the server since it started" + "".join("\n    " + l[:200] for l in slow[:3]))
     many.stop()
     second.stop()
     rate_ratio = spread["rate"] / one["rate"]

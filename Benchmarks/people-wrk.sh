@@ -10,6 +10,10 @@
 #     random people on the many-people server, and on two many-people processes at once.
 # Prints each figure, the ratios and whether the targets hold; fails when a response is not 2xx.
 # Usage (from anywhere): Benchmarks/people-wrk.sh [SECONDS] [--people N] [--cli PATH] [--connections N]
+# PERF_OUT=DIR profiles the server during the single-person and the many-people runs (perf record -g),
+# into DIR/single.data and DIR/many.data.
+# PG_STATEMENTS=1 loads pg_stat_statements and prints, for those two runs, the statements that took
+# PostgreSQL's time (calls and milliseconds per request).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=20
@@ -53,6 +57,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 unset HEALTHRECORDS_PASSPHRASE HEALTHRECORDS_PERSON_TOKEN HEALTHRECORDS_POSTGRES_URL HEALTHRECORDS_STORE
+if [ "${PG_STATEMENTS:-}" = 1 ]; then export THROWAWAY_POSTGRES_OPTIONS="-c shared_preload_libraries=pg_stat_statements"; fi
 throwaway_postgres_start
 echo "binary: $CLI; people: $PEOPLE; runs of ${SECONDS_TO_RUN}s with $CONNECTIONS connections"
 python3 Benchmarks/people-bench.py --cli "$CLI" --postgres "$THROWAWAY_POSTGRES_URL" --synthea "$SYNTHEA" --work "$WORK" \

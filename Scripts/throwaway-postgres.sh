@@ -3,6 +3,7 @@
 # benchmarks' PostgreSQL runs use it.
 #   throwaway_postgres_start  sets THROWAWAY_POSTGRES_URL (postgres://postgres@127.0.0.1:PORT/postgres)
 #   throwaway_postgres_stop   stops the cluster and removes its folder (safe to call twice)
+# THROWAWAY_POSTGRES_OPTIONS adds server options (`-c name=value …`), as a benchmark's diagnostics do.
 PG_DIR=""
 PG_AS=()
 PG_BIN=""
@@ -42,7 +43,7 @@ throwaway_postgres_start() {
   port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)))"
   "${PG_AS[@]}" "$PG_BIN/initdb" -A trust -U postgres -D "$PG_DIR/data" >"$PG_DIR/initdb.log" 2>&1 || { cat "$PG_DIR/initdb.log" >&2; return 2; }
   "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-    -o "-p $port -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null \
+    -o "-p $port -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off ${THROWAWAY_POSTGRES_OPTIONS:-}" start >/dev/null \
     || { cat "$PG_DIR/server.log" >&2; return 2; }
   THROWAWAY_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
   echo "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $NF}') on 127.0.0.1:$port" >&2

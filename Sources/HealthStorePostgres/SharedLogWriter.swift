@@ -13,6 +13,12 @@ import Synchronization
 /// person's (each was built by that person's store, scoped to them); only the transaction is
 /// shared. If a shared transaction fails, each batch is tried alone, so one person's failure
 /// (a lock held by their import, their row removed) does not hold back the others' logs.
+///
+/// After each shared transaction the writer pauses for ``gather`` before taking the next: at a
+/// thousand people each batch held one entry, so without the pause a transaction took the one
+/// or two batches that came during the last one — hundreds of transactions a second, each four
+/// round trips. The first batch after a quiet spell goes at once; under load the pause puts
+/// every batch of those milliseconds in one transaction.
 final class SharedLogWriter: Sendable {
     private struct Waiting: Sendable {
         let statements: [SQLStatement]
@@ -23,6 +29,18 @@ final class SharedLogWriter: Sendable {
     static let maximumStatements = 2000
 
     private let state = Mutex<(waiting: [Waiting], draining: Bool)>(([], false))
+    private let committed = Atomic<Int>(0)
+    /// How long the writer waits after a transaction for more batches to join the next.
+    let gather: Duration
+
+    /// Makes a writer that pauses `gather` between shared transactions.
+    init(gather: Duration = .milliseconds(10)) {
+        self.gather = gather
+    }
+
+    /// How many shared transactions have committed (each batch tried alone after a failure
+    /// is not counted).
+    var transactions: Int { committed.load(ordering: .relaxed) }
 
     /// Writes `statements` in a transaction, possibly shared with other stores' batches;
     /// returns once they are committed.
@@ -55,7 +73,9 @@ final class SharedLogWriter: Sendable {
             if batch.isEmpty { return }
             do {
                 try await Self.transaction(batch.flatMap(\.statements), database, lockTimeout)
+                committed.add(1, ordering: .relaxed)
                 for w in batch { w.done.resume() }
+                if gather > .zero { try? await Task.sleep(for: gather) }
             } catch {
                 if batch.count == 1 {
                     batch[0].done.resume(throwing: error)

@@ -25,7 +25,7 @@ struct AccessTokens: Sendable {
         let patient: String?
     }
 
-    let credentials: any CredentialStorage
+    let credentials: any CredentialStorage & AppCredentialLookup
     let clock: HealthClock
     let lifetime: Duration
 
@@ -48,10 +48,13 @@ struct AccessTokens: Sendable {
         return (token, seconds)
     }
 
-    /// What a live token carries; `nil` for an unknown, expired or revoked token.
-    func entry(for token: String) async throws -> Entry? {
-        guard let stored = try await credentials.credential(.accessToken, digest: SecretToken.digest(token)) else { return nil }
-        return Self.entry(stored, now: clock.now)
+    /// What a live token carries, and its app's row as stored now (`nil` when the app is gone),
+    /// read in one statement; `nil` for an unknown, expired or damaged token.
+    func entry(for token: String) async throws -> (entry: Entry, app: StoredApp?)? {
+        guard let found = try await credentials.credentialWithApp(.accessToken, digest: SecretToken.digest(token)),
+            let entry = Self.entry(found.credential, now: clock.now)
+        else { return nil }
+        return (entry, found.app)
     }
 
     /// Reads a stored access token; `nil` when it expired or is damaged.

@@ -11,15 +11,18 @@ import Logging
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
     let logger: Logger
+    /// How long a request may take before its line is a warning.
+    static let slow: Duration = .milliseconds(500)
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var status: Int = 500
         defer {
             // Built only when it is written: the metadata and its formatting cost more than
-            // some requests.
-            if logger.logLevel <= .info {
-                let elapsed = ContinuousClock.now - start
+            // some requests. A request slower than half a second is a warning: an operator who logs
+            // only warnings still sees where a tail comes from.
+            let elapsed = ContinuousClock.now - start
+            if logger.logLevel <= .info || (logger.logLevel <= .warning && elapsed > Self.slow) {
                 let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
                 var metadata: Logger.Metadata = [
                     "method": "\(request.method.rawValue)",
@@ -28,7 +31,7 @@ struct RequestLogMiddleware: RouterMiddleware {
                     "ms": "\(String(format: "%.1f", ms))",
                 ]
                 if let app = context.facts.appID { metadata["app"] = "\(app)" }
-                logger.info("request", metadata: metadata)
+                logger.log(level: elapsed > Self.slow ? .warning : .info, "request", metadata: metadata)
             }
         }
         do {

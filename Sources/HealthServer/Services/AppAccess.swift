@@ -6,9 +6,10 @@ import Synchronization
 /// What apps hold in this process and how it ends: bearer tokens, the per-app rate, event
 /// streams, and — through the pending requests and webhooks — everything revocation must end.
 ///
-/// Every app request reads the app's row once (``authenticate(_:kind:)``): that read both
-/// checks the token's access revision (a revocation in any process voids it at once) and
-/// makes the app's view, so no registration is cached here.
+/// Every app request reads the app's row once, in the statement that reads its token
+/// (``authenticate(_:audience:facts:)``): that read both checks the token's access revision
+/// (a revocation in any process voids it at once) and makes the app's view, so no
+/// registration is cached here.
 final class AppAccess: Sendable {
     /// Which API a bearer token is presented to: the app API takes client-credentials tokens
     /// only; the FHIR API takes both kinds.
@@ -66,13 +67,13 @@ final class AppAccess: Sendable {
         var token = header.dropFirst(7)
         while let c = token.first, c == " " || c == "\t" { token.removeFirst() }
         while let c = token.last, c == " " || c == "\t" { token.removeLast() }
-        let found: AccessTokens.Entry?
+        let found: (entry: AccessTokens.Entry, app: StoredApp?)?
         do { found = try await tokens.entry(for: String(token)) } catch { throw .unavailable }
-        guard let entry = found else { throw .invalidToken }
+        guard let (entry, row) = found else { throw .invalidToken }
         // SMART tokens are for the FHIR API; the app API takes client-credentials tokens only.
         if audience == .appAPI, entry.scope != nil { throw .invalidToken }
-        let (check, app) = await current(appID: entry.appID, revision: entry.revision)
-        guard let stored = app else { throw check == .unavailable ? .unavailable : .invalidToken }
+        let (_, app) = await current(appID: entry.appID, revision: entry.revision, row: row)
+        guard let stored = app else { throw .invalidToken }
         facts.appID = entry.appID
         if let wait = limiter.take(entry.appID) { throw .rateLimited(retryAfterSeconds: wait) }
         let view: AppView
@@ -90,6 +91,11 @@ final class AppAccess: Sendable {
     private func current(appID: String, revision: Int) async -> (check: AccessCheck, app: StoredApp?) {
         let stored: StoredApp?
         do { stored = try await consent.store.app(id: appID) } catch { return (.unavailable, nil) }
+        return await current(appID: appID, revision: revision, row: stored)
+    }
+
+    /// The check against the app's row as just read (`nil`: the app is gone).
+    private func current(appID: String, revision: Int, row stored: StoredApp?) async -> (check: AccessCheck, app: StoredApp?) {
         guard let stored else {
             try? await endAllAccess(appID: appID)
             return (.revoked, nil)

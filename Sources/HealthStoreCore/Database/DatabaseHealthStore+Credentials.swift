@@ -19,6 +19,22 @@ extension DatabaseHealthStore {
         return try await read { session in try await session.row(q).map(Self.credential) }
     }
 
+    public func credentialWithApp(_ kind: StoredCredential.Kind, digest: Data) async throws -> CredentialWithApp? {
+        var q = sql("SELECT c.kind, c.digest, c.app_id, c.family, c.expires, c.spent, c.details, ")
+        q += "a.id, a.secret_digest, a.registered_date, a.details, a.access_revision FROM oauth_credential c LEFT JOIN app a ON "
+        q += q.sameScope("a", "c") + "a.id = c.app_id WHERE " + q.scope("c") + " AND c.kind = " + q.bind(kind.rawValue) + " AND c.digest = " + q.bind(digest)
+        let final = q
+        let sealer = self.sealer
+        let remembered = self.remembered
+        return try await read { session in
+            guard let row = try await session.row(final) else { return nil }
+            let credential = try Self.credential(row)
+            let appRow = row.dropping(7)
+            let app = try appRow.isNull(0) ? nil : Self.app(appRow, sealer, remembered)
+            return CredentialWithApp(credential: credential, app: app)
+        }
+    }
+
     public func useCredential(_ kind: StoredCredential.Kind, digest: Data) async throws -> CredentialUse {
         var spend = sql("UPDATE oauth_credential SET spent = 1 WHERE ")
         spend += spend.scope() + " AND kind = " + spend.bind(kind.rawValue) + " AND digest = " + spend.bind(digest) + " AND spent = 0 RETURNING "

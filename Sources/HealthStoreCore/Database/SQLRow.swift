@@ -15,6 +15,15 @@ package struct SQLRow: Sendable {
         .corruptRecord("column \(i) holds no \(type)")
     }
 
+    /// Whether column `i` is NULL (an outer join found no row).
+    package func isNull(_ i: Int) throws -> Bool {
+        if case .null = try cell(i) { return true }
+        return false
+    }
+
+    /// The columns after the first `n`: the second table of a join, read by its own reader.
+    package func dropping(_ n: Int) -> SQLRow { SQLRow(Array(cells.dropFirst(n))) }
+
     package func optionalInt(_ i: Int) throws -> Int64? {
         switch try cell(i) {
         case .null: return nil

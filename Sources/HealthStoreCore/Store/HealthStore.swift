@@ -20,5 +20,5 @@ import SmartHealthCards
 ///
 /// Apps read through ``AppView``, which applies the person's grants on every path; the
 /// engine provides only the storage primitives of ``ConsentStorage``.
-public protocol HealthStore: RecordReading, RecordWriting, ChangeFeed, SampleStorage, CardStorage, ConsentStorage, CredentialStorage, ProviderStorage, HostedLinkStorage,
+public protocol HealthStore: RecordReading, RecordWriting, ChangeFeed, SampleStorage, CardStorage, ConsentStorage, CredentialStorage, AppCredentialLookup, ProviderStorage, HostedLinkStorage,
     MedicationNoteStorage, PasskeyStorage, HouseholdStorage, Sendable {}

@@ -101,6 +101,38 @@ import TestSupport
         #expect(try await !w.store.deleteCredential(.personSession, digest: session.digest))
     }
 
+    /// The token and its app's row in one read: the app as stored now (a revocation's new
+    /// revision shows at once), none for a credential of no app, nothing for an unknown digest.
+    @Test(arguments: StoreEngine.all)
+    func aCredentialIsReadWithItsAppsCurrentRow(engine: StoreEngine) async throws {
+        let w = try await ConsentWorld(engine)
+        let app = try await w.consent.register(name: "Chart", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: [.clinical(.labResult)])
+        let other = try await w.consent.register(name: "Other", purpose: "p", privacyPolicyURL: Self.privacy, requestedTypes: [.clinical(.labResult)])
+        let now = w.store.clock.now
+        let token = StoredCredential(
+            kind: .accessToken, digest: Self.digest("token"), appID: app.appID, family: Self.digest("f"), expires: now.addingTimeInterval(60),
+            details: Data("{\"revision\":0}".utf8))
+        #expect(try await w.store.insertCredential(token))
+        let found = try #require(try await w.store.credentialWithApp(.accessToken, digest: token.digest))
+        #expect(found.credential == token)
+        #expect(found.app?.registration.id == app.appID && found.app?.registration.name == "Chart" && found.app?.accessRevision == 0)
+        #expect(found.app?.secretDigest == (try await w.store.app(id: app.appID))?.secretDigest)
+        _ = try await w.consent.revoke(appID: other.appID)
+        _ = try await w.consent.revoke(appID: app.appID)
+        // Revoking ends the app's credentials; one issued under the new revision reads it.
+        #expect(try await w.store.credentialWithApp(.accessToken, digest: token.digest) == nil)
+        #expect(try await w.store.insertCredential(token))
+        #expect(try await w.store.credentialWithApp(.accessToken, digest: token.digest)?.app?.accessRevision == 1)
+        // Another kind with the same digest is another credential; a session names no app.
+        #expect(try await w.store.credentialWithApp(.refreshToken, digest: token.digest) == nil)
+        let session = StoredCredential(
+            kind: .personSession, digest: Self.digest("session"), appID: nil, family: Self.digest("s"), expires: now.addingTimeInterval(60), details: Data())
+        #expect(try await w.store.insertCredential(session))
+        let sessionRow = try #require(try await w.store.credentialWithApp(.personSession, digest: session.digest))
+        #expect(sessionRow.credential == session && sessionRow.app == nil)
+        #expect(try await w.store.credentialWithApp(.accessToken, digest: Self.digest("unknown")) == nil)
+    }
+
     @Test(arguments: StoreEngine.all)
     func clientTypesAreCheckedAndKept(engine: StoreEngine) async throws {
         let w = try await ConsentWorld(engine)

@@ -130,6 +130,7 @@ struct PersonScopedStatementTests {
             kind: .accessToken, digest: Data("digest".utf8), appID: creds.appID, family: Data("family".utf8), expires: now.addingTimeInterval(60), details: Data())
         _ = try await store.insertCredential(credential)
         _ = try await store.credential(.accessToken, digest: credential.digest)
+        _ = try await store.credentialWithApp(.accessToken, digest: credential.digest)
         _ = try await store.useCredential(.accessToken, digest: credential.digest)
         _ = try await store.deleteCredential(.accessToken, digest: credential.digest)
         _ = try await store.deleteCredentials(family: credential.family)

@@ -32,6 +32,27 @@ struct SharedLogWriterTests {
         }
     }
 
+    /// Batches that come while the writer pauses after a transaction go in the next one
+    /// together: twenty batches over about 100 ms, after a first that went at once, make two
+    /// transactions (a third if the first was slow), not twenty-one.
+    @Test func batchesComingDuringThePauseShareOneTransaction() async throws {
+        let database = try PostgresTestDatabase.shared()
+        let writer = SharedLogWriter(gather: .milliseconds(400))
+        let statement = SQLStatement(PostgresHealthDatabase.unscoped, "SELECT 1")
+        try await writer.write([statement], on: database, lockTimeout: .seconds(5))
+        #expect(writer.transactions == 1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<20 {
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(5 * n))
+                    try await writer.write([statement, statement], on: database, lockTimeout: .seconds(5))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect((2...3).contains(writer.transactions), "\(writer.transactions) transactions")
+    }
+
     @Test func onePersonsFailureDoesNotKeepOthersOut() async throws {
         let database = try PostgresTestDatabase.shared()
         let registry = PostgresPeople(database: database)

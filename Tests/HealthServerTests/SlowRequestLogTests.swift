@@ -1,0 +1,33 @@
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+@testable import HealthServer
+
+/// A server logging only warnings still names its slow requests (route, status, milliseconds;
+/// never the path), and stays silent about fast ones.
+@Suite struct SlowRequestLogTests {
+    @Test func aRequestSlowerThanHalfASecondIsAWarningAndAFastOneIsNotLogged() async throws {
+        let logs = LogCapture()
+        var logger = Logger(label: "test") { label in JSONLogHandler(label: label, sink: { logs.append($0) }) }
+        logger.logLevel = .warning
+        let router = Router(context: HealthRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.get("/fast/{id}") { _, _ in "fast" }
+        router.get("/slow/{id}") { _, _ in
+            try await Task.sleep(for: .milliseconds(600))
+            return "slow"
+        }
+        try await Application(router: router).test(.router) { client in
+            try await client.execute(uri: "/fast/secret-record-1", method: .get) { #expect($0.status == .ok) }
+            #expect(logs.all.isEmpty)
+            try await client.execute(uri: "/slow/secret-record-2", method: .get) { #expect($0.status == .ok) }
+        }
+        let lines = logs.all
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        #expect(line.contains("\"warning\"") && line.contains("/slow/{id}") && line.contains("\"status\":\"200\""), "\(line)")
+        #expect(!line.contains("secret-record"), "the path is not logged: \(line)")
+    }
+}
