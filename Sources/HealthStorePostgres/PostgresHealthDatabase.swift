@@ -18,6 +18,8 @@ public final class PostgresHealthDatabase: Sendable {
     private let observer = Mutex<(@Sendable (SQLStatement) -> Void)?>(nil)
     /// The group commit of every store's log rows on this database.
     let logWriter = SharedLogWriter()
+    /// The one clock of every store's log batches on this database.
+    let logTicker = LogFlushTicker()
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
     static let unscoped = SQLDialect.postgres(person: nil)
 

@@ -98,6 +98,8 @@ struct PostgresStoreDatabase: StoreDatabase {
         try await database.logWriter.write(statements, on: database, lockTimeout: lockTimeout)
     }
 
+    var logTicker: LogFlushTicker? { database.logTicker }
+
     func mapError(_ error: any Error) -> any Error { PostgresErrors.map(error, location: location) }
 
     /// Old row versions stay until PostgreSQL's vacuum; nothing to do per write.

@@ -14,11 +14,11 @@ import Synchronization
 /// shared. If a shared transaction fails, each batch is tried alone, so one person's failure
 /// (a lock held by their import, their row removed) does not hold back the others' logs.
 ///
-/// After each shared transaction the writer pauses for ``gather`` before taking the next: at a
+/// Before the first transaction and after each one the writer pauses for ``gather``: at a
 /// thousand people each batch held one entry, so without the pause a transaction took the one
 /// or two batches that came during the last one — hundreds of transactions a second, each four
-/// round trips. The first batch after a quiet spell goes at once; under load the pause puts
-/// every batch of those milliseconds in one transaction.
+/// round trips. With it, every batch of those milliseconds (a tick of ``LogFlushTicker``
+/// flushes many stores at once) goes in one transaction; a reader's flush waits that much more.
 final class SharedLogWriter: Sendable {
     private struct Waiting: Sendable {
         let statements: [SQLStatement]
@@ -58,6 +58,9 @@ final class SharedLogWriter: Sendable {
     }
 
     private func drain(_ database: PostgresHealthDatabase, lockTimeout: Duration) async {
+        // The stores of a database flush together at their ticker's tick: the pause lets the
+        // whole burst arrive before the first transaction takes it.
+        if gather > .zero { try? await Task.sleep(for: gather) }
         while true {
             let batch: [Waiting] = state.withLock { s in
                 var taken: [Waiting] = []

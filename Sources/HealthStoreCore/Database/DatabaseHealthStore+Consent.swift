@@ -188,8 +188,14 @@ extension DatabaseHealthStore {
     }
 
     private func scheduleAuditWrite() {
+        let wait = audits.wait
+        // Stores on a shared database share one clock; a batch retrying after failures waits alone.
+        if wait == BatchQueue<AuditEntry>.delay, let ticker = database.logTicker {
+            ticker.schedule { [self] in try? await self.flushAudit() }
+            return
+        }
         Task {
-            try? await Task.sleep(for: self.audits.wait)
+            try? await Task.sleep(for: wait)
             try? await self.flushAudit()
         }
     }

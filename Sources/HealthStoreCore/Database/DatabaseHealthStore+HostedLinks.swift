@@ -271,8 +271,14 @@ extension DatabaseHealthStore {
     }
 
     private func scheduleLinkAccessWrite() {
+        let wait = linkAccesses.wait
+        // As for the audit log: one clock for the stores of a shared database.
+        if wait == BatchQueue<LinkAccess>.delay, let ticker = database.logTicker {
+            ticker.schedule { [self] in try? await self.flushLinkAccess() }
+            return
+        }
         Task {
-            try? await Task.sleep(for: self.linkAccesses.wait)
+            try? await Task.sleep(for: wait)
             try? await self.flushLinkAccess()
         }
     }

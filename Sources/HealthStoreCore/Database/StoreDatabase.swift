@@ -17,6 +17,9 @@ package protocol SQLSession {
 }
 
 extension StoreDatabase {
+    /// A store alone on its database schedules its own log batches.
+    package var logTicker: LogFlushTicker? { nil }
+
     package func logWrite(_ statements: [SQLStatement]) async throws {
         try await transaction { session in for q in statements { try await session.run(q) } }
     }
@@ -63,6 +66,9 @@ package protocol StoreDatabase: Sendable {
     /// store's write lock; an engine may commit several stores' log rows together (PostgreSQL's
     /// group commit over one database).
     func logWrite(_ statements: [SQLStatement]) async throws
+    /// The clock that schedules log batches for every store on this database, when stores
+    /// share one (PostgreSQL); `nil` when each store schedules its own.
+    var logTicker: LogFlushTicker? { get }
     /// Turns the engine's errors into ``HealthStoreError``s; others (a producer's) pass through.
     func mapError(_ error: any Error) -> any Error
     /// After deleting or re-sealing data: makes sure no old copy lingers in the engine's files

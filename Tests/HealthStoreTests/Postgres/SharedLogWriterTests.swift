@@ -33,8 +33,8 @@ struct SharedLogWriterTests {
     }
 
     /// Batches that come while the writer pauses after a transaction go in the next one
-    /// together: twenty batches over about 100 ms, after a first that went at once, make two
-    /// transactions (a third if the first was slow), not twenty-one.
+    /// together: twenty batches over about 100 ms, after a first one, make two transactions
+    /// (a third if the machine was slow), not twenty-one.
     @Test func batchesComingDuringThePauseShareOneTransaction() async throws {
         let database = try PostgresTestDatabase.shared()
         let writer = SharedLogWriter(gather: .milliseconds(400))
