@@ -4,44 +4,44 @@ import Testing
 
 @testable import HealthStoreCore
 
-/// The shared clock of log batches: flushes registered within one delay run together once, at
-/// most the delay after the first; a flush registered after a tick waits for the next.
+/// The shared clock of log batches: flushes registered within one delay run together, once
+/// each, in one tick, no sooner than the delay; a flush registered after that tick runs in the
+/// next one, a delay later. Nothing here depends on how busy the machine is: the test waits for the
+/// flushes (up to a minute) and counts ticks rather than timing them.
 @Suite struct LogFlushTickerTests {
     /// When each flush ran, by its number.
     final class Runs: Sendable {
         private let times = Mutex<[Int: [ContinuousClock.Instant]]>([:])
         func ran(_ n: Int) { times.withLock { $0[n, default: []].append(.now) } }
         var all: [Int: [ContinuousClock.Instant]] { times.withLock { $0 } }
+
+        /// Waits until `count` flushes ran (or a minute passed).
+        func wait(for count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        }
     }
 
     @Test func flushesRegisteredWithinADelayRunTogetherOnce() async throws {
         let ticker = LogFlushTicker(delay: .milliseconds(200))
         let runs = Runs()
-        let started = ContinuousClock.now
-        await withTaskGroup(of: Void.self) { group in
-            for n in 0..<40 {
-                group.addTask {
-                    try? await Task.sleep(for: .milliseconds(n))
-                    ticker.schedule { runs.ran(n) }
-                }
-            }
-        }
-        try await Task.sleep(for: .milliseconds(600))
+        let registered = ContinuousClock.now
+        for n in 0..<40 { ticker.schedule { runs.ran(n) } }
+        try await runs.wait(for: 40)
         let first = runs.all
         #expect(first.count == 40 && first.values.allSatisfy { $0.count == 1 }, "\(first.mapValues(\.count))")
-        let times = first.values.flatMap { $0 }
-        let earliest = try #require(times.min()), latest = try #require(times.max())
-        // One tick ran them all: not before the delay, and together.
-        #expect(earliest - started >= .milliseconds(200))
-        #expect(latest - earliest < .milliseconds(100), "\(latest - earliest)")
+        #expect(ticker.ticks == 1)
+        let earliest = try #require(first.values.flatMap { $0 }.min())
+        #expect(earliest - registered >= .milliseconds(200))
 
-        // After the tick: the next flush waits a delay of its own, and runs once.
-        let again = ContinuousClock.now
+        // After that tick: the next flush runs in the next tick, a delay after the first.
         let late = Runs()
         ticker.schedule { late.ran(0) }
-        try await Task.sleep(for: .milliseconds(500))
+        try await late.wait(for: 1)
         let lateRuns = late.all[0] ?? []
         #expect(lateRuns.count == 1)
-        #expect(try #require(lateRuns.first) - again >= .milliseconds(200))
+        #expect(try #require(lateRuns.first) - earliest >= .milliseconds(200))
+        #expect(ticker.ticks == 2)
+        #expect(first.values.allSatisfy { $0.count == 1 })
     }
 }

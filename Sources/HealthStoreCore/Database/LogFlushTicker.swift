@@ -13,7 +13,7 @@ import Synchronization
 package final class LogFlushTicker: Sendable {
     /// How long the first registered flush waits; later ones wait what is left of it.
     package let delay: Duration
-    private let state = Mutex<(due: [@Sendable () async -> Void], ticking: Bool)>(([], false))
+    private let state = Mutex<(due: [@Sendable () async -> Void], ticking: Bool, ticks: Int)>(([], false, 0))
 
     /// Makes a ticker whose flushes run `delay` after the first of them registered.
     package init(delay: Duration) {
@@ -24,6 +24,9 @@ package final class LogFlushTicker: Sendable {
     package convenience init() {
         self.init(delay: BatchQueue<Never>.delay)
     }
+
+    /// How many ticks have run flushes.
+    package var ticks: Int { state.withLock { $0.ticks } }
 
     /// Runs `flush` at the next tick (starting one if none is under way).
     package func schedule(_ flush: @escaping @Sendable () async -> Void) {
@@ -41,7 +44,7 @@ package final class LogFlushTicker: Sendable {
             try? await Task.sleep(for: delay)
             let due = state.withLock { s -> [@Sendable () async -> Void] in
                 defer { s.due = [] }
-                if s.due.isEmpty { s.ticking = false }
+                if s.due.isEmpty { s.ticking = false } else { s.ticks += 1 }
                 return s.due
             }
             if due.isEmpty { return }
