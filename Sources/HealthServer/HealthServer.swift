@@ -68,7 +68,7 @@ public struct HealthServer: Sendable {
     /// people are counted together.
     init(
         store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)?, resolver: any HostResolver,
-        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, turns: BackgroundLanes? = nil
+        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, turns: BackgroundLanes? = nil, shared: SharedSMARTBase? = nil
     ) async throws {
         self.store = store
         self.household = household
@@ -79,7 +79,8 @@ public struct HealthServer: Sendable {
         self.renderer = renderer
         address = ServerAddress(configuration: configuration)
         consent = ConsentManager(store: store)
-        let tokens = AccessTokens(credentials: store, clock: store.clock, lifetime: configuration.accessTokenLifetime)
+        let tokens = AccessTokens(
+            credentials: store, clock: store.clock, lifetime: configuration.accessTokenLifetime, prefix: PersonPrefix.make(configuration.servedPerson))
         let webhooks = Webhooks(
             sender: webhookSender ?? PinnedWebhookSender(resolver: resolver), resolver: resolver, policy: configuration.webhooks, store: store,
             pollInterval: configuration.observePollInterval, logger: logger, turns: turns?.sharing, person: configuration.servedPerson ?? "")
@@ -94,11 +95,11 @@ public struct HealthServer: Sendable {
             store: store, clock: store.clock, tokens: tokens,
             failures: failures ?? FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down)), baseBackoff: limits.authFailureBackoff),
             keySets: ClientKeySets { url throws(FetchError) in try await keyFetcher.getCacheable(url) }, address: address, logger: logger,
-            maxBodyBytes: limits.maxBodyBytes)
+            maxBodyBytes: limits.maxBodyBytes, shared: shared)
         person = PersonAccess(
             sessions: PersonSessions(
                 credentials: store, clock: store.clock, lifetime: configuration.personSessionLifetime,
-                cookiePrefix: configuration.servedPerson.map { $0 + "." } ?? ""),
+                cookiePrefix: PersonPrefix.make(configuration.servedPerson)),
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
         providerSync = SyncScheduler(syncer: ProviderSyncer(store: store), turns: turns?.syncs, person: configuration.servedPerson ?? "")
         fhir = FHIRService(store: store, address: address)
@@ -172,8 +173,10 @@ public struct HealthServer: Sendable {
             importer: RecordImporter(store: store, options: importOptions), links: sharedLinks, pages: pages, allowLoopback: configuration.allowLoopbackProviders
         ).register(on: signedIn)
         ConsentRoutes(pending: appAccess.pending, consent: consent, pages: pages).register(on: signedIn)
-        AuthorizeRoutes(store: store, clock: store.clock, consent: consent, person: person, pages: pages, address: address)
-            .register(on: router, signedIn: signedIn)
+        AuthorizeRoutes(
+            store: store, clock: store.clock, consent: consent, person: person, pages: pages, address: address, shared: authorization.shared?.endpoints,
+            codePrefix: authorization.tokens.prefix
+        ).register(on: router, signedIn: signedIn)
         RegistrationRoutes(consent: consent, address: address, pages: pages).register(on: signedIn)
         ProviderRoutes(store: store, sync: providerSync, address: address, pages: pages, allowLoopback: configuration.allowLoopbackProviders)
             .register(on: signedIn)

@@ -223,13 +223,15 @@ final class PeopleWorld: Sendable {
             r = try await client.call(.get, "/p/\(w.ben)/fhir/.well-known/smart-configuration")
             #expect(r.status == .ok && r.text.contains("\"token_endpoint\":\"\(PeopleWorld.origin)/p/\(w.ben)/token\""))
 
-            // Ana's token on Ben's base, on the front, on the app API of Ben: nothing.
+            // Ana's token on Ben's base and on the app API of Ben: nothing.
             for (path, token) in [("/p/\(w.ben)/fhir/Observation", anaToken), ("/p/\(w.ben)/records", anaToken), ("/p/\(w.ben)/changes", anaToken)] {
                 r = try await client.call(.get, path, token: token)
                 #expect(r.status == .unauthorized, "\(path)")
                 #expect(!r.text.contains("Ben sodium"))
             }
-            #expect(try await client.call(.get, "/fhir/Observation", token: anaToken).status == .notFound)
+            // At the shared base, her token is hers alone: her records, never Ben's.
+            r = try await client.call(.get, "/fhir/Observation", token: anaToken)
+            #expect(r.status == .ok && r.text.contains("Ana potassium") && !r.text.contains("Ben sodium"))
             // Ben's record ids through Ana's base, with Ana's token: his own record is not found;
             // the ids they both have from the same source are Ana's records there.
             for id in benIDs {

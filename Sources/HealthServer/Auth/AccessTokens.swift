@@ -28,6 +28,8 @@ struct AccessTokens: Sendable {
     let credentials: any CredentialStorage & AppCredentialLookup
     let clock: HealthClock
     let lifetime: Duration
+    /// What begins every token issued (``PersonPrefix``): `""` for one person alone.
+    var prefix = ""
 
     var lifetimeSeconds: Int { Int(lifetime.components.seconds) }
 
@@ -35,7 +37,7 @@ struct AccessTokens: Sendable {
     func issue(
         appID: String, revision: Int, family: Data? = nil, scope: String? = nil, patient: String? = nil
     ) async throws -> (token: String, expiresIn: Int) {
-        let token = SecretToken.make()
+        let token = prefix + SecretToken.make()
         let digest = SecretToken.digest(token)
         var members: [JSONMember] = [JSONMember("revision", .number(JSONNumber(revision)))]
         if let scope { members.append(JSONMember("scope", .string(scope))) }

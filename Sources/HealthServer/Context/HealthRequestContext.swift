@@ -19,6 +19,9 @@ public struct HealthRequestContext: RequestContext {
     var accessRevision = 0
     /// The person's browser session; `nil` before the session check.
     var session: PersonSession?
+    /// Whether the request came to the shared SMART base of a server for many people and was
+    /// sent to this person's server by the person its credential names (``SharedSMARTBase``).
+    var atSharedBase = false
     /// Facts the logging middleware reads after the handler ran (shared by the context's copies).
     let facts = RequestFacts()
     /// The source address failures are throttled by (``ClientAddress``).

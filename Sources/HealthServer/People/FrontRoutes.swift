@@ -95,6 +95,7 @@ struct FrontRoutes {
 
     /// A proxy's switch: from their own session (kept aside in the home cookie) to a session in
     /// the store of the person they act for, which that store's arrangement must allow; and back.
+    /// Each goes on to the form's `next` (a path of this server), or home.
     func registerSwitch(on router: Router<HealthRequestContext>, cookie: SessionCookie) {
         router.post("/act-for") { request, _ -> Response in
             let form = try await FormFields.read(request, limit: bodyLimit)
@@ -103,7 +104,7 @@ struct FrontRoutes {
             }
             try PersonPages.checkForm(token: form["csrf"], session)
             let target = form["person"] ?? ""
-            guard PersonEntry.isValidID(target), let homeID = Self.personID(own),
+            guard PersonEntry.isValidID(target), let homeID = PersonPrefix.person(of: own),
                 let mine = try await home.server.store.householdMembers().first(where: { $0.id == target && $0.role == .represented }),
                 let open = try? await people.server(target),
                 let grant = try await open.server.store.householdMembers().first(where: { $0.id == homeID && $0.role == .proxy })
@@ -113,7 +114,8 @@ struct FrontRoutes {
                     status: .forbidden)
             }
             let proxySession = try await open.server.person.sessions.start(proxy: ProxyActor(id: homeID, name: grant.name, actingFor: mine.name))
-            var response = PageRenderer.redirect("/")
+            // Back where the switch was asked from (the shared base's consent page), or home.
+            var response = PageRenderer.redirect(LoginRoutes.safeNext(form["next"]))
             let lifetime = open.server.person.sessions.lifetimeSeconds
             response.setCookie(cookie.cookie(value: proxySession, maxAge: lifetime))
             response.setCookie(cookie.home(value: own, maxAge: lifetime))
@@ -121,7 +123,7 @@ struct FrontRoutes {
         }
         router.post("/act-for/stop") { request, _ -> Response in
             let form = try await FormFields.read(request, limit: bodyLimit)
-            var response = PageRenderer.redirect("/")
+            var response = PageRenderer.redirect(LoginRoutes.safeNext(form["next"]))
             if let acting = request.cookies[cookie.name]?.value, let (open, session) = await Self.session(acting, people), session.proxy != nil {
                 try PersonPages.checkForm(token: form["csrf"], session)
                 try await open.server.person.sessions.end(cookie: acting)
@@ -137,16 +139,9 @@ struct FrontRoutes {
         }
     }
 
-    /// The person a session cookie's value names.
-    static func personID(_ cookie: String) -> String? {
-        guard let dot = cookie.firstIndex(of: ".") else { return nil }
-        let id = String(cookie[..<dot])
-        return PersonEntry.isValidID(id) ? id : nil
-    }
-
     /// The live session a cookie value names, and its person's server.
     static func session(_ cookie: String, _ people: PersonServers) async -> (PersonServers.Open, PersonSession)? {
-        guard let id = personID(cookie), let open = try? await people.server(id), let session = await open.server.person.sessions.session(cookie: cookie) else {
+        guard let id = PersonPrefix.person(of: cookie), let open = try? await people.server(id), let session = await open.server.person.sessions.session(cookie: cookie) else {
             return nil
         }
         return (open, session)

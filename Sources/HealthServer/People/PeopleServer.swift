@@ -5,6 +5,7 @@ import Logging
 import NetworkAddresses
 import OutboundHTTP
 import ProviderSync
+import SMARTAuthorization
 import ServiceLifecycle
 
 /// One server for many people (`serve --people DIR`, or `serve --postgres URL` without a
@@ -33,6 +34,8 @@ public struct PeopleServer: Sendable {
     /// The turns every person's background work takes.
     let turns: BackgroundLanes
     let credentials: StoreCredentials?
+    /// The root's SMART base every person's grants may be made at.
+    let shared: SharedSMARTBase
 
     /// Makes the front and the way people's servers are opened.
     ///
@@ -61,6 +64,9 @@ public struct PeopleServer: Sendable {
         let failures = FailureThrottle(freeFailures: Int(limits.authFailureBurst.rounded(.down)), baseBackoff: limits.authFailureBackoff)
         self.failures = failures
         challenges = SignInChallenges(secret: try await registry.serverSecret("passkey-sign-in"))
+        let shared = SharedSMARTBase(
+            address: address, signer: try IDTokenSigner(seed: try await registry.serverSecret("shared-id-token")))
+        self.shared = shared
         let sender = webhookSender ?? PinnedWebhookSender(resolver: resolver)
         let turns = BackgroundLanes(limits: limits)
         self.turns = turns
@@ -95,7 +101,7 @@ public struct PeopleServer: Sendable {
                 storage: { try await registry.openStore(id: $0, credentials: credentials, clock: clock) })
             let server = try await HealthServer(
                 store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures,
-                household: household, turns: turns)
+                household: household, turns: turns, shared: shared)
             let services = server.backgroundServices()
             let work = Task.detached {
                 await withTaskGroup(of: Void.self) { group in
@@ -153,6 +159,7 @@ public struct PeopleServer: Sendable {
     /// Every request: a person's path, a signed-in browser, or the front.
     func responder() -> PeopleResponder {
         let front = Router(context: HealthRequestContext.self)
+        front.add(middleware: SMARTCORSMiddleware())
         front.add(middleware: RequestLogMiddleware(logger: logger))
         front.add(middleware: ErrorMappingMiddleware(logger: logger))
         front.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
@@ -162,7 +169,8 @@ public struct PeopleServer: Sendable {
         let cookie = SessionCookie(publicBaseURL: configuration.publicBaseURL)
         routes.register(on: front)
         routes.registerSwitch(on: front, cookie: cookie)
-        return PeopleResponder(front: front.buildResponder(), people: people, cookie: cookie)
+        SharedBaseRoutes(shared: shared, bodyLimit: configuration.limits.maxBodyBytes).register(on: front)
+        return PeopleResponder(front: front.buildResponder(), people: people, cookie: cookie, bodyLimit: configuration.limits.maxBodyBytes)
     }
 
     /// The Hummingbird application; `onListening` hears the bound host and port.

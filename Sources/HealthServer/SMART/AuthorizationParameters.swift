@@ -13,6 +13,9 @@ struct AuthorizationParameters: Sendable, Equatable {
     let state: String
     let codeChallenge: String
     let nonce: String?
+    /// Whether `aud` named the shared SMART base of a server for many people (``SharedSMARTBase``)
+    /// rather than this person's own.
+    let atSharedBase: Bool
 
     /// What is wrong with an authorization request.
     enum Failure: Error, Equatable {
@@ -34,8 +37,11 @@ struct AuthorizationParameters: Sendable, Equatable {
         return given.string == registered.absoluteString
     }
 
-    /// Checks the request's fields against the registered app and this server's FHIR base.
-    static func check(_ fields: FormFields, app: AppRegistration?, endpoints: SMARTEndpoints) throws(Failure) -> AuthorizationParameters {
+    /// Checks the request's fields against the registered app and this server's FHIR base (or
+    /// the shared base of a server for many people, when there is one).
+    static func check(
+        _ fields: FormFields, app: AppRegistration?, endpoints: SMARTEndpoints, shared: SMARTEndpoints? = nil
+    ) throws(Failure) -> AuthorizationParameters {
         func one(_ name: String) throws(Failure) -> String? {
             let values = fields.all(name)
             guard values.count <= 1 else { throw .unsafe("the parameter \(name) is given more than once") }
@@ -60,10 +66,14 @@ struct AuthorizationParameters: Sendable, Equatable {
             throw refuse("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)")
         }
         guard let aud = fields["aud"] else { throw refuse("invalid_request", "aud is required: the FHIR base URL \(endpoints.fhirBase)") }
-        guard endpoints.isAudience(aud) else { throw refuse("invalid_request", "aud must be this server's FHIR base URL \(endpoints.fhirBase)") }
+        let atSharedBase = shared?.isAudience(aud) ?? false
+        guard endpoints.isAudience(aud) || atSharedBase else {
+            throw refuse("invalid_request", "aud must be this server's FHIR base URL \(shared?.fhirBase ?? endpoints.fhirBase)")
+        }
         guard let scope = fields["scope"], !scope.trimmingCharacters(in: .whitespaces).isEmpty else { throw refuse("invalid_scope", "scope is required") }
         return AuthorizationParameters(
-            clientID: clientID, redirectURI: redirect, scope: scope, state: state, codeChallenge: challenge, nonce: fields["nonce"])
+            clientID: clientID, redirectURI: redirect, scope: scope, state: state, codeChallenge: challenge, nonce: fields["nonce"],
+            atSharedBase: atSharedBase)
     }
 
     /// The JSON kept with the pending request and with the code.
@@ -73,6 +83,7 @@ struct AuthorizationParameters: Sendable, Equatable {
             JSONMember("state", .string(state)), JSONMember("codeChallenge", .string(codeChallenge)),
         ]
         if let nonce { members.append(JSONMember("nonce", .string(nonce))) }
+        if atSharedBase { members.append(JSONMember("shared", .bool(true))) }
         return Data(JSONWriter.minified(.object(JSONObject(members))))
     }
 
@@ -81,10 +92,13 @@ struct AuthorizationParameters: Sendable, Equatable {
         guard let o = (try? JSONReader().read(json))?.objectValue, let clientID = o.string("clientID"), let redirectURI = o.string("redirectURI"),
             let scope = o.string("scope"), let state = o.string("state"), let challenge = o.string("codeChallenge")
         else { return nil }
-        self.init(clientID: clientID, redirectURI: redirectURI, scope: scope, state: state, codeChallenge: challenge, nonce: o.string("nonce"))
+        self.init(
+            clientID: clientID, redirectURI: redirectURI, scope: scope, state: state, codeChallenge: challenge, nonce: o.string("nonce"),
+            atSharedBase: o["shared"]?.boolValue ?? false)
     }
 
-    init(clientID: String, redirectURI: String, scope: String, state: String, codeChallenge: String, nonce: String?) {
+    init(clientID: String, redirectURI: String, scope: String, state: String, codeChallenge: String, nonce: String?, atSharedBase: Bool = false) {
+        self.atSharedBase = atSharedBase
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope

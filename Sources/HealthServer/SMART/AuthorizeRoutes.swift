@@ -15,13 +15,18 @@ import SMARTAuthorization
 /// The app gets a code whatever the person chose — categories turned off look like no data —
 /// which it exchanges at `/token` within a minute.
 struct AuthorizeRoutes {
-    /// Apps, and the pending requests and codes kept as credentials.
-    let store: any ConsentStorage & CredentialStorage
+    /// Apps, the pending requests and codes kept as credentials, and the people the person
+    /// acts for (the shared base's choice of whose records).
+    let store: any ConsentStorage & CredentialStorage & HouseholdStorage
     let clock: HealthClock
     let consent: ConsentManager
     let person: PersonAccess
     let pages: PersonPages
     let address: ServerAddress
+    /// The root's SMART base in a server for many people (``SharedSMARTBase``); `nil` otherwise.
+    var shared: SMARTEndpoints? = nil
+    /// What begins every code (``PersonPrefix``).
+    var codePrefix = ""
 
     /// How long the consent page waits for the person.
     static let pendingLifetime: TimeInterval = 15 * 60
@@ -52,7 +57,7 @@ struct AuthorizeRoutes {
         let parameters: AuthorizationParameters
         let scopes: ScopeRequest
         do throws(AuthorizationParameters.Failure) {
-            parameters = try AuthorizationParameters.check(fields, app: app?.registration, endpoints: endpoints)
+            parameters = try AuthorizationParameters.check(fields, app: app?.registration, endpoints: endpoints, shared: shared)
             do { scopes = try ScopeRequest(parsing: parameters.scope) } catch {
                 throw AuthorizationParameters.Failure.redirect(error: "invalid_scope", description: error.description, state: parameters.state)
             }
@@ -65,16 +70,34 @@ struct AuthorizeRoutes {
         }
         guard let app = app?.registration else { return PageRenderer.redirect("/login") }
         // The person signs in first, then comes back to this very request.
-        guard let session = await person.session(request) else {
-            let query = fields.pairs.map { FormFields.encode($0.0) + "=" + FormFields.encode($0.1) }.joined(separator: "&")
-            return PageRenderer.redirect("/login?next=" + FormFields.encode("/authorize?" + query))
-        }
+        let again = Self.path(fields)
+        guard let session = await person.session(request) else { return Self.signInFirst(fields) }
         let id = SecretToken.make()
         _ = try await store.insertCredential(
             StoredCredential(
                 kind: .pendingAuthorization, digest: SecretToken.digest(id), appID: app.id, family: SecretToken.digest(id),
                 expires: clock.now.addingTimeInterval(Self.pendingLifetime), details: parameters.json))
-        return try await consentPage(id: id, app: app, categories: Self.categories(scopes, app), session: session)
+        let whose = parameters.atSharedBase ? try await whoseRecords(session, next: again) : nil
+        return try await consentPage(id: id, app: app, categories: Self.categories(scopes, app), session: session, whose: whose)
+    }
+
+    /// The request again, as a path: where the browser comes back to.
+    static func path(_ fields: FormFields) -> String {
+        "/authorize?" + fields.pairs.map { FormFields.encode($0.0) + "=" + FormFields.encode($0.1) }.joined(separator: "&")
+    }
+
+    /// Sends the browser to sign in, and back to the same request afterwards.
+    static func signInFirst(_ fields: FormFields) -> Response { PageRenderer.redirect("/login?next=" + FormFields.encode(path(fields))) }
+
+    /// At the shared base: the person's own records, or — for a proxy — the person they act
+    /// for, with the others they may choose instead (each choice goes through the front's
+    /// switch, `/act-for`, and comes back to the same request).
+    private func whoseRecords(_ session: PersonSession, next: String) async throws -> ConsentPage.WhoseRecords {
+        if let proxy = session.proxy {
+            return ConsentPage.WhoseRecords(own: false, whoseName: proxy.actingFor.isEmpty ? "someone" : proxy.actingFor, others: [], next: next)
+        }
+        let represented = try await store.householdMembers().filter { $0.role == .represented }
+        return ConsentPage.WhoseRecords(own: true, whoseName: "", others: represented.map { .init(id: $0.id, name: $0.name) }, next: next)
     }
 
     /// The categories the consent page offers: those the scopes reach that the app is registered for.
@@ -82,7 +105,9 @@ struct AuthorizeRoutes {
         scopes.granted.consentCategories.map(HealthDataType.init).filter { app.requestedTypes.contains($0) }.sorted()
     }
 
-    private func consentPage(id: String, app: AppRegistration, categories: [HealthDataType], session: PersonSession) async throws -> Response {
+    private func consentPage(
+        id: String, app: AppRegistration, categories: [HealthDataType], session: PersonSession, whose: ConsentPage.WhoseRecords?
+    ) async throws -> Response {
         let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
         let share = categories.contains { grants[$0]?.newData == .share }
         let shown = HistoryChoice.shown(grants, types: categories)
@@ -92,7 +117,7 @@ struct AuthorizeRoutes {
                 purpose: app.purpose, privacy: app.privacyPolicyURL.absoluteString,
                 types: categories.map { ConsentPage.TypeChoice($0, required: false, on: grants[$0]?.decision == .allowed, window: shown.own[$0]) },
                 hasRequired: false, share: share, history: shown.sheet,
-                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: categories)),
+                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: categories), whose: whose),
             session: session)
     }
 
@@ -116,7 +141,7 @@ struct AuthorizeRoutes {
             _ = try? await consent.decide(
                 appID: app.id, AuthorizationDecision(allow: allow, deny: deny, newData: newData, history: history.history, historyByType: history.byType))
         }
-        let code = SecretToken.make()
+        let code = codePrefix + SecretToken.make()
         let digest = SecretToken.digest(code)
         _ = try await store.insertCredential(
             StoredCredential(

@@ -38,7 +38,7 @@ struct ClientAuthentication {
             // A client whose keys are at a URL costs a fetch to check: while its address (or it,
             // from there) backs off, nothing is fetched and nothing is checked.
             if app.registration.jwksURI != nil, let wait = server.failures.wait([address, key]) { throw .slowDown(retryAfterSeconds: wait) }
-            try await check(app, form: form, basic: basic)
+            try await check(app, form: form, basic: basic, tokenEndpoint: server.endpoints(context).token)
             server.failures.succeed([key])
             return app
         } catch {
@@ -49,7 +49,7 @@ struct ClientAuthentication {
         }
     }
 
-    private func check(_ app: StoredApp, form: FormFields, basic: (String, String)?) async throws(OAuthError) {
+    private func check(_ app: StoredApp, form: FormFields, basic: (String, String)?, tokenEndpoint: String) async throws(OAuthError) {
         let registration = app.registration
         switch registration.clientType {
         case .public:
@@ -65,10 +65,9 @@ struct ClientAuthentication {
                 throw .invalidClient("this client authenticates with a signed client assertion (private_key_jwt)")
             }
             let keys = try await keySet(registration, kid: ClientAssertion.claimedKeyID(assertion))
-            let endpoints = server.endpoints
             let verified: VerifiedAssertion
             do {
-                verified = try ClientAssertion.verify(assertion, clientID: registration.id, tokenEndpoint: endpoints.token, keys: keys, now: server.clock.now)
+                verified = try ClientAssertion.verify(assertion, clientID: registration.id, tokenEndpoint: tokenEndpoint, keys: keys, now: server.clock.now)
             } catch { throw .invalidClient("the client assertion was refused: \(error.description)") }
             let seen = Data(SHA256.hash(data: Data((registration.id + "\u{0}" + verified.jti).utf8)))
             let fresh: Bool

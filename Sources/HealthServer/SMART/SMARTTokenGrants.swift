@@ -40,7 +40,8 @@ struct SMARTTokenGrants {
         guard PKCE.verify(verifier: verifier, challenge: parameters.codeChallenge) else { throw OAuthError.invalidGrant("the code_verifier does not match the code_challenge") }
         let scopes: ScopeRequest
         do { scopes = try ScopeRequest(parsing: parameters.scope).granted } catch { throw OAuthError.invalidGrant("the code's scope is damaged") }
-        return try await issue(app: app, scopes: scopes, family: stored.family, nonce: parameters.nonce, withIDToken: true)
+        return try await issue(
+            app: app, scopes: scopes, family: stored.family, nonce: parameters.nonce, withIDToken: true, atSharedBase: parameters.atSharedBase)
     }
 
     func refreshToken(_ form: FormFields, _ request: Request, _ context: HealthRequestContext) async throws -> Response {
@@ -70,11 +71,14 @@ struct SMARTTokenGrants {
         case .used: break
         }
         guard revision == app.accessRevision else { throw OAuthError.invalidGrant("the person revoked this app's access") }
-        return try await issue(app: app, scopes: scopes, family: stored.family, nonce: nil, withIDToken: false)
+        return try await issue(app: app, scopes: scopes, family: stored.family, nonce: nil, withIDToken: false, atSharedBase: false)
     }
 
-    /// Issues an access token (and a refresh token, an id token) for a grant.
-    private func issue(app: StoredApp, scopes: ScopeRequest, family: Data, nonce: String?, withIDToken: Bool) async throws -> Response {
+    /// Issues an access token (and a refresh token, an id token) for a grant. An id token of a
+    /// grant made at the shared base names that base and is signed with its key.
+    private func issue(
+        app: StoredApp, scopes: ScopeRequest, family: Data, nonce: String?, withIDToken: Bool, atSharedBase: Bool
+    ) async throws -> Response {
         await server.purgeExpiredCredentials()
         let patient = try await server.store.personPatientID()
         let scope = scopes.text
@@ -85,7 +89,7 @@ struct SMARTTokenGrants {
             ("patient", .string(patient)),
         ]
         if scopes.asksForOfflineAccess || scopes.contains(.onlineAccess) {
-            let refresh = SecretToken.make()
+            let refresh = server.tokens.prefix + SecretToken.make()
             let details = JSONWriter.minified(.object(JSONObject([
                 "scope": .string(scope), "revision": .number(JSONNumber(app.accessRevision)),
             ])))
@@ -96,12 +100,12 @@ struct SMARTTokenGrants {
             members.append(("refresh_token", .string(refresh)))
         }
         if withIDToken, scopes.asksForIDToken {
-            let endpoints = server.endpoints
+            let endpoints = atSharedBase ? server.shared?.endpoints ?? server.endpoints : server.endpoints
             let now = server.clock.now
             let claims = IDTokenClaims(
                 issuer: endpoints.issuer, subject: patient, audience: app.registration.id, expiresAt: now.addingTimeInterval(TimeInterval(expiresIn)),
                 issuedAt: now, fhirUser: endpoints.fhirBase + "/Patient/" + patient, nonce: nonce)
-            members.append(("id_token", .string(try await server.idTokenSigner().sign(claims))))
+            members.append(("id_token", .string(try await server.idTokenSigner(atSharedBase: atSharedBase).sign(claims))))
         }
         var response = JSONResponse.make(.object(members))
         response.headers[HeaderName.pragma] = "no-cache"

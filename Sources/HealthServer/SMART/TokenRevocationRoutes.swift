@@ -41,7 +41,7 @@ struct TokenRevocationRoutes {
             members.append(("token_type", .string(found.kind == .accessToken ? "Bearer" : "refresh_token")))
             members.append(("exp", .int(Int(found.expires.timeIntervalSince1970))))
             if let patient = details?.string("patient") { members.append(("patient", .string(patient))) }
-            members.append(("iss", .string(server.endpoints.issuer)))
+            members.append(("iss", .string(server.endpoints(context).issuer)))
             return JSONResponse.make(.object(members))
         }
         router.get("/.well-known/jwks.json") { _, _ -> Response in

@@ -21,13 +21,17 @@ final class AuthorizationServer: Sendable {
     let logger: Logger
     /// The largest form body read.
     let maxBodyBytes: Int
+    /// In a server for many people, the root's SMART base this person's grants may also be
+    /// made at; `nil` otherwise.
+    let shared: SharedSMARTBase?
     private let signer = Mutex<IDTokenSigner?>(nil)
     private let lastPurge = Mutex<Date>(.distantPast)
 
     init(
         store: any ConsentStorage & CredentialStorage, clock: HealthClock, tokens: AccessTokens, failures: FailureThrottle, keySets: ClientKeySets,
-        address: ServerAddress, logger: Logger, maxBodyBytes: Int
+        address: ServerAddress, logger: Logger, maxBodyBytes: Int, shared: SharedSMARTBase? = nil
     ) {
+        self.shared = shared
         self.store = store
         self.clock = clock
         self.tokens = tokens
@@ -41,9 +45,17 @@ final class AuthorizationServer: Sendable {
     /// The endpoints as the links handed out name them.
     var endpoints: SMARTEndpoints { SMARTEndpoints(base: address.baseURL) }
 
+    /// The endpoints a request reached: the shared base's when it came there.
+    func endpoints(_ context: HealthRequestContext) -> SMARTEndpoints {
+        if context.atSharedBase, let shared { return shared.endpoints }
+        return endpoints
+    }
+
     /// The id-token signer: its key is derived from the store's secret, so it survives restarts
-    /// and every process serving the store signs with the same key.
-    func idTokenSigner() async throws -> IDTokenSigner {
+    /// and every process serving the store signs with the same key. A grant made at the shared
+    /// base is signed with the shared base's key instead.
+    func idTokenSigner(atSharedBase: Bool = false) async throws -> IDTokenSigner {
+        if atSharedBase, let shared { return shared.signer }
         if let s = signer.withLock({ $0 }) { return s }
         let made = try IDTokenSigner(seed: try await store.anchorSecret())
         signer.withLock { $0 = made }

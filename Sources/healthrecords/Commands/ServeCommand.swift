@@ -16,7 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
             With --people DIR (and no --person), or --postgres URL naming no person, it serves every person \
             of that folder or database (`healthrecords people add`): each signs in at /login with a passkey \
             enrolled through `healthrecords people invite`, and each has their own base at /p/ID (FHIR at \
-            /p/ID/fhir). --key-file unlocks every person's store.
+            /p/ID/fhir); SMART apps may also use the shared base /fhir, where the person is whoever \
+            signs in (or the person a proxy picks). --key-file unlocks every person's store.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -132,6 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)
                 People sign in at: \(server.baseURL)/login (enrol with `healthrecords people invite ID --public-url \(server.baseURL)`)
                 Each person's base: \(server.baseURL)/p/ID
+                The shared SMART base (whoever signs in, or the person a proxy picks): \(server.baseURL)/fhir
 
                 """
             FileHandle.standardOutput.write(Data(lines.utf8))

@@ -64,6 +64,25 @@ struct ConsentPage: PageContent {
         }
     }
 
+    /// At the shared SMART base of a server for many people: whose records the app will read,
+    /// and the others the signed-in person may choose instead (the people they act for).
+    struct WhoseRecords: Sendable {
+        /// Someone the person may choose.
+        struct Person: Sendable {
+            let id: String
+            let name: String
+        }
+
+        /// Whether it is the signed-in person's own records (not a proxy's session).
+        let own: Bool
+        /// In a proxy's session, the name of the person acted for.
+        let whoseName: String
+        /// The people the signed-in person acts for (in their own session).
+        let others: [Person]
+        /// The authorization request to come back to after choosing.
+        let next: String
+    }
+
     let title: String
     let id: String
     let action: String
@@ -79,11 +98,14 @@ struct ConsentPage: PageContent {
     /// The person's medications, when the app asks for medications: only those ticked are read.
     let medications: [MedicationChoice]
     let asksMedications: Bool
+    /// Whose records, at the shared SMART base; `nil` elsewhere.
+    let whose: WhoseRecords?
 
     init(
         title: String, id: String, action: String, app: String, purpose: String, privacy: String, types: [TypeChoice], hasRequired: Bool, share: Bool,
-        history: HistoryWindow = .all, medications: [MedicationChoice]? = nil
+        history: HistoryWindow = .all, medications: [MedicationChoice]? = nil, whose: WhoseRecords? = nil
     ) {
+        self.whose = whose
         self.title = title
         self.id = id
         self.action = action
