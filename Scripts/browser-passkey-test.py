@@ -12,10 +12,19 @@ RP ID).
    in the browser's log, and fit a 390 px screen.
 5. Many people (`serve --people DIR`): Ben opens his invite, enrols a passkey and signs in with
    it at the front (its user handle names him); he makes Ana his proxy. Ana enrols her own,
-   signs in, acts for Ben (his records, under a banner) and goes back to her own. Ben signs in
-   with his id and a recovery code and finds what she did on his household page.
+   signs in, acts for Ben (his records, under a banner) and goes back to her own.
+6. The shared SMART base (`<origin>/fhir`): Python fhirclient (PyPI) launches an app of the
+   operator's catalogue there; on the consent page Ana chooses Ben's records, comes back to the
+   same request acting for him and allows conditions; fhirclient exchanges the code at the root
+   and reads Ben's condition, the id token verifies (joserfc) with the root's JWKS and names the
+   root. Ben signs in with his id and a recovery code and finds what she did on his household page.
 """
-import argparse, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, http.server, json, os, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
+
+import fhirclient.client
+from fhirclient.models.condition import Condition as FCCondition
+from joserfc import jwt as jose_jwt
+from joserfc.jwk import KeySet
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -145,18 +154,26 @@ def many_people(driver, cli, work, out):
             raise SystemExit(f"{' '.join(args)} failed: {result.stderr}")
         return result.stdout
 
-    import json
     ana = json.loads(run("people", "add", "Ana", "--people", people, "--json"))["id"]
     ben = json.loads(run("people", "add", "Ben", "--people", people, "--json"))["id"]
     records = os.path.join(work, "ben.json")
     with open(records, "w") as f:
-        f.write('{"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Condition","id":"c1",'
+        f.write('{"resourceType":"Bundle","type":"collection","entry":[{"resource":{"resourceType":"Patient","id":"b1","name":[{"text":"Ben"}]}},'
+                '{"resource":{"resourceType":"Condition","id":"c1","subject":{"reference":"Patient/b1"},'
                 '"code":{"text":"Gout"},"onsetDateTime":"2020-02-01"}}]}')
     run("import", records, "--people", people, "--person", ben)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     origin = f"http://localhost:{port}"
+    # The app's redirect URI: a page on loopback that only says it was reached.
+    callback_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Callback)
+    threading.Thread(target=callback_server.serve_forever, daemon=True).start()
+    callback = f"http://127.0.0.1:{callback_server.server_address[1]}/callback"
+    # In the operator's catalogue before the server opens anyone's store (each store gets its copy then).
+    app = json.loads(run("apps", "register", "--people", people, "--catalogue", "--name", "Condition viewer", "--purpose", "Shows your conditions",
+                         "--privacy-url", "https://peers.example/privacy", "--redirect-uri", callback, "--public", "--types", "condition",
+                         "--json"))["appId"]
     log = open(os.path.join(work, "serve-people.log"), "w")
     server = subprocess.Popen([cli, "serve", "--people", people, "--port", str(port), "--public-url", origin, "--text-logs", "--log-level", "warning"],
                               stdout=log, stderr=subprocess.STDOUT)
@@ -221,6 +238,7 @@ def many_people(driver, cli, work, out):
         driver.find_element(By.XPATH, "//button[contains(., 'Back to your own records')]").click()
         settle(driver).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".proxy-banner"))
         check("Gout" not in driver.page_source, "back to her own records")
+        shared_base(driver, origin, callback, app, ben, out)
         sign_out()
 
         driver.find_element(By.ID, "person").send_keys(ben)
@@ -229,10 +247,71 @@ def many_people(driver, cli, work, out):
         settle(driver).until(lambda d: "/passkeys" in d.current_url)
         driver.get(origin + "/household")
         actions = driver.find_element(By.ID, "proxy-actions").text
-        check("Ana" in actions and "GET /passkeys" in actions, "Ben signs in with his id and a code, and sees what Ana did")
+        check("Ana" in actions and "GET /passkeys" in actions and "POST /authorize/consent/" in actions,
+              "Ben signs in with his id and a code, and sees what Ana did (the app she allowed for him too)")
     finally:
         server.terminate()
         server.wait(timeout=20)
+        callback_server.shutdown()
+
+
+class Callback(http.server.BaseHTTPRequestHandler):
+    """The app's redirect URI."""
+
+    def do_GET(self):
+        body = b"<!doctype html><title>callback</title><p>back at the app"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def shared_base(driver, origin, callback, app, ben, out):
+    """fhirclient at the shared base; Ana, signed in, picks Ben's records on the consent page."""
+    base = origin + "/fhir"
+    smart = fhirclient.client.FHIRClient(settings={
+        "app_id": app, "api_base": base, "redirect_uri": callback, "scope": "openid fhirUser patient/Condition.read"})
+    check(smart.prepare() is False and smart.server.auth.auth_type == "oauth2",
+          "fhirclient reads the shared base's /fhir/metadata and picks OAuth2 from its oauth-uris extension")
+    authorize = smart.authorize_url
+    q = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorize).query))
+    check(authorize.startswith(origin + "/authorize?") and q.get("aud") == base, "its authorize URL is the root's, with aud = the shared base")
+    driver.get(authorize)
+    whose = settle(driver).until(lambda d: d.find_element(By.ID, "whose"))
+    check("your own" in whose.text and driver.find_elements(By.ID, f"whose-{ben}"),
+          "Ana's consent page says whose records: her own, with Ben's to choose instead")
+    driver.find_element(By.ID, f"whose-{ben}").click()
+    settle(driver).until(lambda d: "the records of Ben" in d.find_element(By.ID, "whose").text)
+    check(driver.find_elements(By.CSS_SELECTOR, ".proxy-banner") and "/authorize?" in driver.current_url,
+          "choosing Ben comes back to the same request, acting for him")
+    box = driver.find_element(By.ID, "type-condition")
+    if not box.is_selected():
+        box.click()
+    driver.set_window_size(1200, 900)
+    driver.save_screenshot(os.path.join(out, "shared-base-consent.png"))
+    driver.find_element(By.ID, "submit").click()
+    settle(driver).until(lambda d: d.current_url.startswith(callback))
+    back = driver.current_url
+    code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(back).query)).get("code", "")
+    check(code.startswith(ben + "."), "the code carries Ben's prefix")
+    smart.handle_callback(back)
+    check(smart.ready and smart.patient_id and smart.server.auth.access_token.startswith(ben + "."),
+          f"fhirclient exchanged it at the root /token: a token of Ben's, patient {smart.patient_id}")
+    found = FCCondition.where({"patient": smart.patient_id}).perform_resources(smart.server)
+    texts = [c.code.text for c in found if c.code]
+    check(texts == ["Gout"], f"fhirclient reads Ben's conditions at the shared base: {texts}")
+    id_token = smart.launch_context.get("id_token")
+    jwks = json.loads(urllib.request.urlopen(origin + "/.well-known/jwks.json", timeout=10).read())
+    claims = jose_jwt.decode(id_token, KeySet.import_key_set(jwks), algorithms=["ES256"]).claims
+    check(claims.get("iss") == origin and claims.get("fhirUser") == f"{base}/Patient/{smart.patient_id}",
+          "the id token verifies (joserfc) with the root's JWKS and names the root")
+    driver.get(origin + "/")
+    driver.find_element(By.XPATH, "//button[contains(., 'Back to your own records')]").click()
+    settle(driver).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".proxy-banner"))
 
 
 if __name__ == "__main__":
