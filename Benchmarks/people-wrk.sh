@@ -57,7 +57,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 unset HEALTHRECORDS_PASSPHRASE HEALTHRECORDS_PERSON_TOKEN HEALTHRECORDS_POSTGRES_URL HEALTHRECORDS_STORE
-if [ "${PG_STATEMENTS:-}" = 1 ]; then export THROWAWAY_POSTGRES_OPTIONS="-c shared_preload_libraries=pg_stat_statements"; fi
+if [ "${PG_STATEMENTS:-}" = 1 ]; then export THROWAWAY_POSTGRES_OPTIONS="${THROWAWAY_POSTGRES_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements"; fi
 throwaway_postgres_start
 echo "binary: $CLI; people: $PEOPLE; runs of ${SECONDS_TO_RUN}s with $CONNECTIONS connections"
 python3 Benchmarks/people-bench.py --cli "$CLI" --postgres "$THROWAWAY_POSTGRES_URL" --synthea "$SYNTHEA" --work "$WORK" \

@@ -20,6 +20,9 @@ globally hold across them:
 5. Many people (`serve --postgres URL` without a person, two processes): Ana's invite opened on
    A, her passkey enrolled on B; the front's sign-in options from A, the answer to B (a session
    in Ana's store, named by her id), the replay to A refused; Ana's session on Ben's path is nobody's.
+   Then SMART at the shared base (`/fhir` at the root): /authorize on A, the consent posted to B,
+   the code (Ana's prefix) exchanged at B's root /token, her labs read at A's root /fhir, the code
+   replayed on A refused.
 
 Needs HEALTHRECORDS_POSTGRES_URL (or --postgres); soft-webauthn for the passkey part (the
 passkey venv of Scripts/server-checks.sh).
@@ -240,6 +243,18 @@ def many_people(cli, postgres, work, env):
 
     ana = json.loads(people("add", "Ana", "--json"))["id"]
     ben = json.loads(people("add", "Ben", "--json"))["id"]
+
+    def as_ana(*args):
+        out = subprocess.run([cli, *args, "--postgres", database, "--person", ana], capture_output=True, text=True, env=env)
+        if out.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed: {out.stderr}")
+        return out.stdout
+
+    synthea = os.path.join(ROOT, "Tests", "Fixtures", "data", "fhir", "synthea")
+    as_ana("import", os.path.join(synthea, sorted(f for f in os.listdir(synthea) if f.endswith(".json"))[0]))
+    redirect = "http://127.0.0.1:9/callback"
+    app = json.loads(as_ana("apps", "register", "--name", "Shared base", "--purpose", "Reads labs", "--privacy-url", "https://two.example/privacy",
+                            "--redirect-uri", redirect, "--public", "--types", "lab-result", "--json"))
     ports = [free_port(), free_port()]
     public = f"http://localhost:{ports[0]}"
     servers = []
@@ -282,6 +297,30 @@ def many_people(cli, postgres, work, env):
         check(r.status_code == 401, f"the same answer replayed on A is refused ({r.status_code})")
         r = fresh.get(A + f"/p/{ben}/passkeys", allow_redirects=False)
         check(r.status_code == 303, "Ana's session on Ben's path is nobody's session")
+
+        # SMART at the shared base, alternating.
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+        r = fresh.get(A + "/authorize", params={
+            "response_type": "code", "client_id": app["appId"], "redirect_uri": redirect, "scope": "launch/patient patient/Observation.rs",
+            "state": "two", "aud": public + "/fhir", "code_challenge": challenge, "code_challenge_method": "S256"}, allow_redirects=False)
+        check(r.status_code == 200 and 'id="whose"' in r.text and 'name="allow"' in r.text, "A shows Ana the shared base's consent sheet")
+        form = smart_authorize.ConsentForm()
+        form.feed(r.text)
+        fields = list(form.hidden) + [("allow", "lab-result"), ("newData", "share"), ("action", "allow")]
+        r = fresh.post(urllib.parse.urljoin(B, form.action), data=fields, allow_redirects=False)
+        location = r.headers.get("Location", "")
+        code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query)).get("code", "")
+        check(r.status_code in (302, 303) and location.startswith(redirect) and code.startswith(ana + "."),
+              f"B takes the consent A showed; the code carries Ana's prefix ({r.status_code})")
+        exchange = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect, "client_id": app["appId"], "code_verifier": verifier}
+        r = requests.post(B + "/token", data=exchange)
+        check(r.status_code == 200 and r.json().get("access_token", "").startswith(ana + "."), f"B's root /token exchanges it for Ana ({r.status_code})")
+        tokens = r.json()
+        r = requests.get(A + f"/fhir/Observation?patient={tokens['patient']}&category=laboratory&_count=5",
+                         headers={"Authorization": "Bearer " + tokens["access_token"], "Accept": "application/fhir+json"})
+        check(r.status_code == 200 and r.json().get("total", 0) > 0, f"A's root /fhir serves Ana's labs to it ({r.status_code})")
+        check(requests.post(A + "/token", data=exchange).status_code == 400, "the same code replayed on A's root is refused")
     finally:
         for s in servers:
             s.terminate()

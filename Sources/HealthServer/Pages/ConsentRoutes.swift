@@ -24,14 +24,15 @@ struct ConsentRoutes {
             let grants = Dictionary(try await consent.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
             let share = r.types.contains { grants[$0]?.newData == .share }
             let shown = HistoryChoice.shown(grants, types: r.types)
+            let possessive = ConsentPage.possessive(context.session)
             return pages.page(context, ConsentPage(
-                title: "\(app.name) would like to access your health records", id: r.id, action: "/consent/\(r.id)", app: app.name, purpose: app.purpose,
+                title: "\(app.name) would like to access \(possessive) health records", id: r.id, action: "/consent/\(r.id)", app: app.name, purpose: app.purpose,
                 privacy: app.privacyPolicyURL.absoluteString,
                 types: r.types.map {
                     ConsentPage.TypeChoice($0, required: app.requiredTypes.contains($0), on: grants[$0]?.decision == .allowed, window: shown.own[$0])
                 },
                 hasRequired: !app.requiredTypes.isDisjoint(with: r.types), share: share, history: shown.sheet,
-                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: r.types)))
+                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: r.types), possessive: possessive))
         }
         pages.post(group, "/consent/{id}") { form, context -> Response in
             let id = context.parameters.get("id") ?? ""

@@ -113,11 +113,12 @@ struct AuthorizeRoutes {
         let shown = HistoryChoice.shown(grants, types: categories)
         return pages.renderer.page(
             ConsentPage(
-                title: "\(app.name) would like to access your health records", id: "", action: "/authorize/consent/\(id)", app: app.name,
+                title: "\(app.name) would like to access \(ConsentPage.possessive(session)) health records", id: "", action: "/authorize/consent/\(id)", app: app.name,
                 purpose: app.purpose, privacy: app.privacyPolicyURL.absoluteString,
                 types: categories.map { ConsentPage.TypeChoice($0, required: false, on: grants[$0]?.decision == .allowed, window: shown.own[$0]) },
                 hasRequired: false, share: share, history: shown.sheet,
-                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: categories), whose: whose),
+                medications: try await MedicationPick(consent: consent).shown(appID: app.id, types: categories), whose: whose,
+                possessive: ConsentPage.possessive(session)),
             session: session)
     }
 

@@ -100,12 +100,21 @@ struct ConsentPage: PageContent {
     let asksMedications: Bool
     /// Whose records, at the shared SMART base; `nil` elsewhere.
     let whose: WhoseRecords?
+    /// "your", or in a proxy's session the name of the person acted for with "'s".
+    let possessive: String
+
+    /// Whose records a session answers for, as the page's heading says it.
+    static func possessive(_ session: PersonSession?) -> String {
+        guard let proxy = session?.proxy else { return "your" }
+        return (proxy.actingFor.isEmpty ? "someone" : proxy.actingFor) + "'s"
+    }
 
     init(
         title: String, id: String, action: String, app: String, purpose: String, privacy: String, types: [TypeChoice], hasRequired: Bool, share: Bool,
-        history: HistoryWindow = .all, medications: [MedicationChoice]? = nil, whose: WhoseRecords? = nil
+        history: HistoryWindow = .all, medications: [MedicationChoice]? = nil, whose: WhoseRecords? = nil, possessive: String = "your"
     ) {
         self.whose = whose
+        self.possessive = possessive
         self.title = title
         self.id = id
         self.action = action
