@@ -20,6 +20,8 @@ public final class PostgresHealthDatabase: Sendable {
     let logWriter = SharedLogWriter()
     /// The one clock of every store's log batches on this database.
     let logTicker = LogFlushTicker()
+    /// The statement texts that run prepared on the pool's connections.
+    let prepared = PreparedStatements()
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
     static let unscoped = SQLDialect.postgres(person: nil)
 
@@ -144,7 +146,7 @@ public final class PostgresHealthDatabase: Sendable {
 
     /// A session on a pooled connection, seen by the statement observer.
     func session(_ connection: PostgresConnection) -> PGSession {
-        PGSession(connection: connection, logger: logger, observer: observer.withLock { $0 })
+        PGSession(connection: connection, logger: logger, observer: observer.withLock { $0 }, prepared: prepared)
     }
 
     private static func clientTLS(_ url: PostgresStoreURL) throws(HealthStoreError) -> PostgresClient.Configuration.TLS {

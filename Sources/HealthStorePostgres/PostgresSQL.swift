@@ -19,16 +19,45 @@ struct PGSession: SQLSession {
     let logger: Logger
     /// Sees every statement's text (the person-scope test); `nil` in use.
     var observer: (@Sendable (SQLStatement) -> Void)? = nil
+    /// The texts that run prepared on pooled connections; `nil` on a connection of its own
+    /// (migrations, the registry), which runs every statement unnamed.
+    var prepared: PreparedStatements? = nil
 
     func rows(_ statement: SQLStatement) async throws -> [SQLRow] {
         observer?(statement)
         var binds = PostgresBindings()
+        var types: [PostgresDataType] = []
+        types.reserveCapacity(statement.values.count)
         for value in statement.values {
             switch value {
-            case .int(let v): binds.append(v)
-            case .double(let v): binds.append(v)
-            case .text(let v): binds.append(v)
-            case .blob(let v): binds.append(v.map { ByteBuffer(data: $0) })
+            case .int(let v):
+                binds.append(v)
+                types.append(.int8)
+            case .double(let v):
+                binds.append(v)
+                types.append(.float8)
+            case .text(let v):
+                binds.append(v)
+                types.append(.text)
+            case .blob(let v):
+                binds.append(v.map { ByteBuffer(data: $0) })
+                types.append(.bytea)
+            }
+        }
+        // Statements with values are the repeated ones (plain SQL is BEGIN, COMMIT, SET).
+        if let prepared, !types.isEmpty {
+            let key = statement.text + "\u{0}" + types.map { String($0.rawValue) }.joined(separator: ",")
+            if let name = prepared.name(for: key) {
+                do {
+                    return try await NamedStatement.$shape.withValue(.init(name: name, sql: statement.text, types: types)) {
+                        var rows: [SQLRow] = []
+                        for try await row in try await connection.execute(NamedStatement(bindings: binds), logger: logger) { rows.append(row) }
+                        return rows
+                    }
+                } catch {
+                    prepared.refuse(key)
+                    throw error
+                }
             }
         }
         let rows = try await connection.query(PostgresQuery(unsafeSQL: statement.text, binds: binds), logger: logger).collect()
@@ -40,7 +69,7 @@ struct PGSession: SQLSession {
     /// Runs plain SQL without values.
     func run(_ sql: String) async throws { try await run(SQLStatement(.postgres(person: nil), sql)) }
 
-    private static func cell(_ cell: PostgresCell) throws -> SQLCell {
+    static func cell(_ cell: PostgresCell) throws -> SQLCell {
         guard cell.bytes != nil else { return .null }
         do {
             switch cell.dataType {
