@@ -35,7 +35,7 @@ from selenium.webdriver.common.virtual_authenticator import Protocol, Transport,
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_common import fits  # noqa: E402
+from browser_common import Callback, fits  # noqa: E402
 
 checks = []
 
@@ -253,21 +253,6 @@ def many_people(driver, cli, work, out):
         server.terminate()
         server.wait(timeout=20)
         callback_server.shutdown()
-
-
-class Callback(http.server.BaseHTTPRequestHandler):
-    """The app's redirect URI."""
-
-    def do_GET(self):
-        body = b"<!doctype html><title>callback</title><p>back at the app"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 def shared_base(driver, origin, callback, app, ben, out):

@@ -1,6 +1,24 @@
-"""What the browser tests share: waiting for a form's answer, and checking a page fits a phone."""
+"""What the browser tests share: waiting for a form's answer, checking a page fits a phone, and
+an app's redirect URI on loopback."""
+import http.server
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+
+class Callback(http.server.BaseHTTPRequestHandler):
+    """An app's redirect URI: a page that only says it was reached."""
+
+    def do_GET(self):
+        body = b"<!doctype html><title>callback</title><p>back at the app"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
 
 
 def submitted(driver, button_id):

@@ -49,6 +49,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import Callback  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 SYNTHEA = os.path.join(SHARED, "data", "fhir", "synthea")
@@ -164,21 +167,6 @@ def pkce():
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
     return verifier, challenge
-
-
-class Callback(http.server.BaseHTTPRequestHandler):
-    """The apps' redirect URI: a page that only says it was reached."""
-
-    def do_GET(self):
-        body = b"<!doctype html><title>callback</title><p>back at the app"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 def query_of(url):
