@@ -1,5 +1,6 @@
 import ByteEncodings
 import ClinicalRecords
+import Crypto
 import Foundation
 import HealthServer
 import HealthStoreCore
@@ -38,6 +39,40 @@ import Testing
 
     /// The same secret under another person's prefix.
     static func reprefixed(_ value: String, from: String, to: String) -> String { to + "." + value.dropFirst(from.count + 1) }
+
+    /// A client that signs its assertions (private_key_jwt) names the token endpoint it calls:
+    /// the root's at the root, the person's at theirs, never the one for the other.
+    @Test(arguments: ServerEngine.plain)
+    func aClientAssertionNamesTheTokenEndpointOfTheBaseItCalls(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        let key = P384.Signing.PrivateKey()
+        let (app, creds) = try ConsentManager.newApp(
+            name: "Backend viewer", purpose: "Shows your labs", privacyPolicyURL: ServerWorld.privacy, requestedTypes: [.clinical(.labResult)],
+            redirectURIs: [URL(string: SMARTFlowTests.redirect)!], clientType: .confidentialAsymmetric,
+            jwks: #"{"keys":[\#(PrivateKeyJWTTests.jwk(key.publicKey, kid: "k1"))]}"#, date: w.now)
+        try await w.store(w.ana).saveApp(app)
+        try await w.test { client in
+            let ana = try await w.signIn(client, w.ana)
+            func code(_ uri: String) async throws -> String {
+                try #require(try await SMARTFlowTests.consent(client, uri, cookie: ana, allow: ["lab-result"])["code"])
+            }
+            func exchange(_ path: String, _ code: String, aud: String, jti: String) async throws -> TestResponse {
+                let jwt = try PrivateKeyJWTTests.assertion(key, client: creds.appID, aud: aud, jti: jti, exp: w.now.addingTimeInterval(120))
+                return try await client.call(
+                    .post, path,
+                    form: "grant_type=authorization_code&code=\(formEncoded(code))&redirect_uri=\(formEncoded(SMARTFlowTests.redirect))"
+                        + "&code_verifier=\(SMARTFlowTests.verifier)&client_assertion_type=\(formEncoded(ClientAuthenticationType.jwtBearer))&client_assertion=\(jwt)")
+            }
+            let root = Self.base + "/token"
+            let own = Self.base + "/p/\(w.ana)/token"
+            let atRoot = try await code(Self.authorize(creds.appID))
+            #expect(try await exchange("/token", atRoot, aud: own, jti: "a").status == .unauthorized)
+            #expect(try await exchange("/token", atRoot, aud: root, jti: "b").status == .ok)
+            let atHers = try await code(Self.authorize(creds.appID, aud: Self.base + "/p/\(w.ana)/fhir"))
+            #expect(try await exchange("/p/\(w.ana)/token", atHers, aud: root, jti: "c").status == .unauthorized)
+            #expect(try await exchange("/p/\(w.ana)/token", atHers, aud: own, jti: "d").status == .ok)
+        }
+    }
 
     @Test(arguments: ServerEngine.plain)
     func aProxyPicksOnTheConsentPageWhoseRecordsAnAppReadsAtTheSharedBase(engine: ServerEngine) async throws {
