@@ -102,7 +102,7 @@ public struct HealthServer: Sendable {
                 cookiePrefix: PersonPrefix.make(configuration.servedPerson)),
             cookie: SessionCookie(publicBaseURL: configuration.publicBaseURL))
         providerSync = SyncScheduler(syncer: ProviderSyncer(store: store), turns: turns?.syncs, person: configuration.servedPerson ?? "")
-        fhir = FHIRService(store: store, address: address)
+        fhir = FHIRService(store: store, address: address, sharedBase: shared)
         let clock = store.clock
         hostedLinks = HostedLinkService(
             store: store, address: address, pollInterval: limits.linkPollInterval, pollBurst: limits.linkPollBurst,

@@ -174,6 +174,11 @@ import Testing
             let benRefresh = try #require(try r.object()["refresh_token"] as? String)
             r = try await client.call(.get, "/fhir/Observation?patient=\(benPatient)", token: benToken)
             #expect(r.status == .ok && r.text.contains("Ben sodium") && !r.text.contains("Ana potassium"))
+            // Its links name the base the app came to; the same token reads at Ben's own base,
+            // whose links name that one.
+            #expect(r.text.contains(#""fullUrl":"\#(Self.base)/fhir/Observation/"#) && !r.text.contains("/p/"))
+            r = try await client.call(.get, "/p/\(w.ben)/fhir/Observation?patient=\(benPatient)", token: benToken)
+            #expect(r.status == .ok && r.text.contains(#""fullUrl":"\#(Self.base)/p/\#(w.ben)/fhir/Observation/"#))
             for forged in [Self.reprefixed(benToken, from: w.ben, to: w.ana), String(benToken.dropFirst(w.ben.count + 1))] {
                 r = try await client.call(.get, "/fhir/Observation?patient=\(benPatient)", token: forged)
                 #expect(r.status == .unauthorized && !r.text.contains("Ben sodium"))

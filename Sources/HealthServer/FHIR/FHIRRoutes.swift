@@ -66,8 +66,9 @@ struct FHIRRoutes {
         group.get("/fhir/{type}/{id}/_history") { _, context -> Response in
             let type = try Self.type(context)
             let id = context.parameters.get("id") ?? ""
-            let selfURL = service.base + "/" + type + "/" + id + "/_history"
-            return FHIRResponse.make(try await service.history(type: type, id: id, selfURL: selfURL, Self.caller(context)))
+            let caller = try Self.caller(context)
+            let selfURL = service.base(caller) + "/" + type + "/" + id + "/_history"
+            return FHIRResponse.make(try await service.history(type: type, id: id, selfURL: selfURL, caller))
         }
         group.get("/fhir/{type}/{id}/_history/{version}") { request, context -> Response in
             let type = try Self.type(context)
@@ -98,12 +99,12 @@ struct FHIRRoutes {
         if let token = pairs.first(where: { $0.0 == "_page" })?.1 {
             let state = try await service.shared().pages.open(token, appID: caller.view.app.id)
             guard state.search.resourceType == type, state.search.everything == everything else { throw FHIRRequestError.invalidPageToken }
-            let selfURL = service.base + path + "?_page=" + token
+            let selfURL = service.base(caller) + path + "?_page=" + token
             return FHIRResponse.make(try await service.search(state.search, page: state, selfURL: selfURL, caller, countCap: cap))
         }
         let search = FHIRSearchRequest(resourceType: type, everything: everything, parameters: pairs)
         let query = search.queryString
-        let selfURL = service.base + path + (query.isEmpty ? "" : "?" + query)
+        let selfURL = service.base(caller) + path + (query.isEmpty ? "" : "?" + query)
         return FHIRResponse.make(try await service.search(search, page: nil, selfURL: selfURL, caller, countCap: cap))
     }
 
@@ -146,6 +147,6 @@ struct FHIRRoutes {
     private static func query(_ request: Request) -> [(String, String)] { FormFields.parse(request.uri.query ?? "").pairs }
 
     private static func caller(_ context: HealthRequestContext) throws -> FHIRCaller {
-        FHIRCaller(view: try context.app(), scopes: context.scopes)
+        FHIRCaller(view: try context.app(), scopes: context.scopes, atSharedBase: context.atSharedBase)
     }
 }

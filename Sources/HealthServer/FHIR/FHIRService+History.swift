@@ -51,6 +51,7 @@ extension FHIRService {
     /// `GET /fhir/{type}/{id}/_history`: a history Bundle of the versions the caller may read.
     func history(type: String, id: String, selfURL: String, _ caller: FHIRCaller) async throws -> [UInt8] {
         let versions = try await versions(type: type, id: id, caller)
+        let base = base(caller)
         let entries: [EncodedJSON] = versions.map { v in
             .object([
                 ("fullUrl", .string(base + "/" + type + "/" + id)), ("resource", .raw(v.bytes)),

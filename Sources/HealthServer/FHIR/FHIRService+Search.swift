@@ -13,7 +13,7 @@ extension FHIRService {
     func search(_ request: FHIRSearchRequest, page: FHIRPageState?, selfURL: String, _ caller: FHIRCaller, countCap: Int) async throws -> [UInt8] {
         let shared = try await shared()
         let plan = try FHIRSearchPlan.compile(
-            request, .init(personID: shared.personID, fhirBase: base, reach: caller.scopes?.search, countCap: countCap))
+            request, .init(personID: shared.personID, fhirBase: base(caller), reach: caller.scopes?.search, countCap: countCap))
         let offset = page?.offset ?? 0
         let snapshot = page.map { QueryAnchor(rawValue: $0.snapshot) }
         let found: Found
@@ -40,7 +40,7 @@ extension FHIRService {
         if plan.count > 0, offset + plan.count < found.total {
             let state = FHIRPageState(search: request, snapshot: found.snapshot.rawValue, offset: offset + plan.count, total: found.total)
             let path = request.everything ? "/Patient/\(shared.personID)/$everything" : "/\(request.resourceType)"
-            next = base + path + "?_page=" + shared.pages.seal(state, appID: caller.view.app.id)
+            next = base(caller) + path + "?_page=" + shared.pages.seal(state, appID: caller.view.app.id)
         }
         let bytes = SearchsetBundle(total: found.total, selfURL: selfURL, nextURL: next, entries: found.entries).bytes
         if let readAt = found.readAt {
@@ -95,7 +95,7 @@ extension FHIRService {
         guard let patient = try await mergedPatient(caller, reach: caller.scopes?.search, snapshot: snapshot), plan.filters.allSatisfy({ $0(patient.subject) }) else {
             return Found(total: 0, entries: [], snapshot: snapshot ?? .initial)
         }
-        let entries = offset == 0 && plan.count > 0 ? [patientEntry(patient.bytes, patient.subject.servedID)] : []
+        let entries = offset == 0 && plan.count > 0 ? [patientEntry(patient.bytes, patient.subject.servedID, caller)] : []
         return Found(total: 1, entries: entries, snapshot: snapshot ?? .initial)
     }
 
@@ -106,7 +106,7 @@ extension FHIRService {
         let patient = plan.includesPatient ? try await mergedPatient(caller, reach: caller.scopes?.search, snapshot: snapshot) : nil
         let lead = patient == nil ? 0 : 1
         var entries: [SearchsetBundle.Entry] = []
-        if let patient, offset == 0, plan.count > 0 { entries.append(patientEntry(patient.bytes, patient.subject.servedID)) }
+        if let patient, offset == 0, plan.count > 0 { entries.append(patientEntry(patient.bytes, patient.subject.servedID, caller)) }
         let sqlOffset = max(0, offset - lead)
         let limit = plan.count - entries.count
         if let scopeFilter = plan.scopeFilter {
@@ -122,8 +122,8 @@ extension FHIRService {
         return Found(total: total ?? ((result.total ?? 0) + lead), entries: entries, snapshot: result.snapshot)
     }
 
-    private func patientEntry(_ bytes: Data, _ id: String) -> SearchsetBundle.Entry {
-        SearchsetBundle.Entry(fullUrl: base + "/Patient/" + id, resource: bytes, mode: "match")
+    private func patientEntry(_ bytes: Data, _ id: String, _ caller: FHIRCaller) -> SearchsetBundle.Entry {
+        SearchsetBundle.Entry(fullUrl: base(caller) + "/Patient/" + id, resource: bytes, mode: "match")
     }
 
     /// Served entries of stored resources, read as part of `page`.
@@ -131,6 +131,7 @@ extension FHIRService {
         guard !items.isEmpty else { return [] }
         let rewriter = try await rewriter(caller, at: page.snapshot)
         let contained = ContainedFilter(reach: caller.scopes?.search, windows: page.visibleWindows)
+        let base = base(caller)
         return try items.map { item in
             let id = item.key.hex
             return SearchsetBundle.Entry(

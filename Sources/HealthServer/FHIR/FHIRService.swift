@@ -11,6 +11,9 @@ import Synchronization
 struct FHIRCaller: Sendable {
     let view: AppView
     let scopes: TokenScopes?
+    /// Whether the request came to the shared SMART base of a server for many people, whose
+    /// URLs its links then name (``FHIRService/base(_:)``).
+    var atSharedBase = false
 }
 
 /// The FHIR read side over the store: reads, searches and `$everything`, each through the
@@ -67,13 +70,24 @@ final class FHIRService: Sendable {
         let bytes: Data
     }
 
-    init(store: any RecordReading & ChangeFeed & ConsentStorage, address: ServerAddress) {
+    /// In a server for many people, the root's SMART base; `nil` otherwise.
+    let sharedBase: SharedSMARTBase?
+
+    init(store: any RecordReading & ChangeFeed & ConsentStorage, address: ServerAddress, sharedBase: SharedSMARTBase? = nil) {
         self.store = store
         self.address = address
+        self.sharedBase = sharedBase
     }
 
     /// The FHIR base URL, `…/fhir`.
     var base: String { address.baseURL + "/fhir" }
+
+    /// The FHIR base a caller came to, which the links of its answers name: the shared base's
+    /// for a request that came there, the person's own otherwise.
+    func base(_ caller: FHIRCaller) -> String {
+        if caller.atSharedBase, let sharedBase { return sharedBase.endpoints.fhirBase }
+        return base
+    }
 
     /// The person's Patient id and the page-token sealer, read from the store once.
     func shared() async throws -> (personID: String, pages: FHIRPageTokens) {
