@@ -44,6 +44,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser_common import Callback  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYNTHEA = os.path.join(os.path.dirname(ROOT), "shared", "data", "fhir", "synthea")
 PATIENT_FILE = "Karena_Pfeffer_*.json"
@@ -114,19 +117,6 @@ def pkce():
 
 def query_of(url):
     return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
-
-
-class Callback(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b"<!doctype html><title>checker</title><p>back at the checker"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
 
 
 # Both instances run on 127.0.0.1 and name their session cookie `hr_session`; cookies ignore
