@@ -2,17 +2,25 @@ import Hummingbird
 
 /// Fails a request with 503 when its handler has not produced a response in time. The
 /// response body is not timed: an event stream, once started, runs until the client leaves.
+/// The deadline waits on the server's one clock (``RequestDeadlines``), not a timer of its own.
 struct TimeoutMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
-    let timeout: Duration
+    let deadlines: RequestDeadlines
+
+    init(timeout: Duration) {
+        deadlines = RequestDeadlines(timeout: timeout)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         try await withoutActuallyEscaping(next) { next in
             let work = UnsafeNext(next: next)
             return try await withThrowingTaskGroup(of: Response?.self) { group in
                 group.addTask { try await work.next(request, context) }
+                let deadlines = self.deadlines
                 group.addTask {
-                    try await Task.sleep(for: timeout)
+                    // Cancelled when the handler answers first (then this is never read) or
+                    // when the request is.
+                    guard await deadlines.expired() else { throw CancellationError() }
                     return nil
                 }
                 defer { group.cancelAll() }
