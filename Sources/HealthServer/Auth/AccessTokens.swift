@@ -50,13 +50,13 @@ struct AccessTokens: Sendable {
         return (token, seconds)
     }
 
-    /// What a live token carries, and its app's row as stored now (`nil` when the app is gone),
-    /// read in one statement; `nil` for an unknown, expired or damaged token.
-    func entry(for token: String) async throws -> (entry: Entry, app: StoredApp?)? {
+    /// What a live token carries, its app's row as stored now (`nil` when the app is gone) and
+    /// the app's grants, read in one statement; `nil` for an unknown, expired or damaged token.
+    func entry(for token: String) async throws -> (entry: Entry, app: StoredApp?, grants: [ReadGrant])? {
         guard let found = try await credentials.credentialWithApp(.accessToken, digest: SecretToken.digest(token)),
             let entry = Self.entry(found.credential, now: clock.now)
         else { return nil }
-        return (entry, found.app)
+        return (entry, found.app, found.grants)
     }
 
     /// Reads a stored access token; `nil` when it expired or is damaged.

@@ -6,10 +6,10 @@ import Synchronization
 /// What apps hold in this process and how it ends: bearer tokens, the per-app rate, event
 /// streams, and — through the pending requests and webhooks — everything revocation must end.
 ///
-/// Every app request reads the app's row once, in the statement that reads its token
-/// (``authenticate(_:audience:facts:)``): that read both checks the token's access revision
-/// (a revocation in any process voids it at once) and makes the app's view, so no
-/// registration is cached here.
+/// Every app request reads the app's row and grants once, in the statement that reads its
+/// token (``authenticate(_:audience:facts:)``): that read both checks the token's access
+/// revision (a revocation in any process voids it at once) and makes the app's view, so no
+/// registration or grant is cached here.
 final class AppAccess: Sendable {
     /// Which API a bearer token is presented to: the app API takes client-credentials tokens
     /// only; the FHIR API takes both kinds.
@@ -67,9 +67,9 @@ final class AppAccess: Sendable {
         var token = header.dropFirst(7)
         while let c = token.first, c == " " || c == "\t" { token.removeFirst() }
         while let c = token.last, c == " " || c == "\t" { token.removeLast() }
-        let found: (entry: AccessTokens.Entry, app: StoredApp?)?
+        let found: (entry: AccessTokens.Entry, app: StoredApp?, grants: [ReadGrant])?
         do { found = try await tokens.entry(for: String(token)) } catch { throw .unavailable }
-        guard let (entry, row) = found else { throw .invalidToken }
+        guard let (entry, row, grants) = found else { throw .invalidToken }
         // SMART tokens are for the FHIR API; the app API takes client-credentials tokens only.
         if audience == .appAPI, entry.scope != nil { throw .invalidToken }
         let (_, app) = await current(appID: entry.appID, revision: entry.revision, row: row)
@@ -77,7 +77,7 @@ final class AppAccess: Sendable {
         facts.appID = entry.appID
         if let wait = limiter.take(entry.appID) { throw .rateLimited(retryAfterSeconds: wait) }
         let view: AppView
-        do { view = try await consent.view(of: stored) } catch { throw .unavailable }
+        do { view = try await consent.view(of: stored, grants: grants) } catch { throw .unavailable }
         return Caller(view: view, revision: entry.revision, scopes: entry.scope.map(TokenScopes.init(scope:)))
     }
 

@@ -28,11 +28,14 @@ public struct AppView: Sendable {
     let store: any HealthStore
     /// Seals the anchors the app is shown.
     let anchors: AnchorSealer
+    /// Grants read together with the request's token, for the view's first look at them.
+    private let readGrants: ReadGrantsOnce?
 
-    init(app: AppRegistration, store: any HealthStore, anchors: AnchorSealer) {
+    init(app: AppRegistration, store: any HealthStore, anchors: AnchorSealer, grants: [ReadGrant]? = nil) {
         self.app = app
         self.store = store
         self.anchors = anchors
+        readGrants = grants.map(ReadGrantsOnce.init)
     }
 
     /// The opaque token the app is shown for an anchor.
@@ -231,7 +234,9 @@ public struct AppView: Sendable {
     }
 
     func grantsByType() async throws -> [HealthDataType: ReadGrant] {
-        Dictionary(try await store.grants(appID: app.id).map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
+        let grants: [ReadGrant]
+        if let read = readGrants?.take() { grants = read } else { grants = try await store.grants(appID: app.id) }
+        return Dictionary(grants.map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     func visibility() async throws -> Visibility {

@@ -78,9 +78,10 @@ public struct ConsentManager: Sendable {
     }
 
     /// The view of the store an app has, made from its row as just read (a request that
-    /// checked the app's access revision has it already).
-    public func view(of app: StoredApp) async throws -> AppView {
-        AppView(app: app.registration, store: store, anchors: try await anchorSealer())
+    /// checked the app's access revision has it already) and, when read with it, its grants:
+    /// the view's first look at the grants uses those, later ones read the store.
+    public func view(of app: StoredApp, grants: [ReadGrant]? = nil) async throws -> AppView {
+        AppView(app: app.registration, store: store, anchors: try await anchorSealer(), grants: grants)
     }
 
     // MARK: Grants

@@ -71,16 +71,25 @@ extension DatabaseHealthStore {
     }
 
     public func grants(appID: String) async throws -> [ReadGrant] {
-        var q = sql("SELECT data_type, decision, new_data, approved_through, changed_anchor, decided_date, history_days FROM read_grant WHERE ")
+        var q = sql("SELECT " + Self.grantColumns + " FROM read_grant WHERE ")
         q += q.scope() + " AND app_id = " + q.bind(appID) + " ORDER BY data_type" + dialect.byteOrder
         let final = q
-        return try await read { session in
-            try await session.rows(final).map { row in
-                try ConsentCoding.grant(
-                    appID: appID, type: try row.string(0), decision: try row.string(1), newData: try row.string(2), approvedThrough: try row.int(3),
-                    changedAnchor: try row.int(4), decided: try row.double(5), historyDays: try row.optionalInt(6))
-            }
-        }
+        return try await read { session in try await session.rows(final).map { row in try Self.grant(row, appID: appID) } }
+    }
+
+    private static let grantColumnNames = ["data_type", "decision", "new_data", "approved_through", "changed_anchor", "decided_date", "history_days"]
+
+    /// The columns ``grant(_:appID:)`` reads.
+    static let grantColumns = grantColumnNames.joined(separator: ", ")
+
+    /// The same columns of the grant table joined as `g`.
+    static let joinedGrantColumns = grantColumnNames.map { "g." + $0 }.joined(separator: ", ")
+
+    /// A grant read in the columns of ``grantColumns(_:)``.
+    static func grant(_ row: SQLRow, appID: String) throws -> ReadGrant {
+        try ConsentCoding.grant(
+            appID: appID, type: try row.string(0), decision: try row.string(1), newData: try row.string(2), approvedThrough: try row.int(3),
+            changedAnchor: try row.int(4), decided: try row.double(5), historyDays: try row.optionalInt(6))
     }
 
     public func removeAccess(appID: String) async throws -> Int {

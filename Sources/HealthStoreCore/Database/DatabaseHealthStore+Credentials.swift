@@ -20,18 +20,27 @@ extension DatabaseHealthStore {
     }
 
     public func credentialWithApp(_ kind: StoredCredential.Kind, digest: Data) async throws -> CredentialWithApp? {
+        // One row per grant (one with NULL grant columns when there is none).
         var q = sql("SELECT c.kind, c.digest, c.app_id, c.family, c.expires, c.spent, c.details, ")
-        q += "a.id, a.secret_digest, a.registered_date, a.details, a.access_revision FROM oauth_credential c LEFT JOIN app a ON "
-        q += q.sameScope("a", "c") + "a.id = c.app_id WHERE " + q.scope("c") + " AND c.kind = " + q.bind(kind.rawValue) + " AND c.digest = " + q.bind(digest)
+        q += "a.id, a.secret_digest, a.registered_date, a.details, a.access_revision, " + Self.joinedGrantColumns
+        q += " FROM oauth_credential c LEFT JOIN app a ON " + q.sameScope("a", "c") + "a.id = c.app_id"
+        q += " LEFT JOIN read_grant g ON " + q.sameScope("g", "c") + "g.app_id = a.id"
+        q += " WHERE " + q.scope("c") + " AND c.kind = " + q.bind(kind.rawValue) + " AND c.digest = " + q.bind(digest)
         let final = q
         let sealer = self.sealer
         let remembered = self.remembered
         return try await read { session in
-            guard let row = try await session.row(final) else { return nil }
+            let rows = try await session.rows(final)
+            guard let row = rows.first else { return nil }
             let credential = try Self.credential(row)
             let appRow = row.dropping(7)
-            let app = try appRow.isNull(0) ? nil : Self.app(appRow, sealer, remembered)
-            return CredentialWithApp(credential: credential, app: app)
+            guard try !appRow.isNull(0) else { return CredentialWithApp(credential: credential, app: nil) }
+            let app = try Self.app(appRow, sealer, remembered)
+            let grants = try rows.compactMap { row -> ReadGrant? in
+                let grantRow = row.dropping(12)
+                return try grantRow.isNull(0) ? nil : try Self.grant(grantRow, appID: app.registration.id)
+            }
+            return CredentialWithApp(credential: credential, app: app, grants: grants)
         }
     }
 

@@ -20,6 +20,13 @@ struct ResourceSQL {
     /// The page with two more columns on every row, both read in the statement's one snapshot:
     /// the store's anchor (16th) and, with `counting`, how many resources match (17th; else
     /// NULL). An empty page has no row to carry them: read it again with ``select(_:visible:matching:)``.
+    ///
+    /// The page's ids come first, from a subquery that an index answers alone (the category
+    /// indexes hold every column the filter reads); only those rows are then read from the
+    /// table. Read in one step, a plan that walks the index of served order fetches the row of
+    /// every entry it tests, and PostgreSQL's generic plan for a prepared statement, which
+    /// cannot see how many rows a date bound keeps, seeks the dates, fetches every match's row
+    /// and sorts them: four times the cost of the count for a page of 20 out of 850.
     func selectWithAnchor(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?, counting: Bool) -> SQLStatement {
         var q = SQLStatement(dialect)
         RecordSQL.selectResources(into: &q, keyed: true) { q in
@@ -33,7 +40,10 @@ struct ResourceSQL {
                 q += ", NULL"
             }
         }
+        q += " WHERE " + q.scope("r") + " AND r.id IN (SELECT r.id FROM resource r"
         page(query, windows, into: &q)
+        q += ")"
+        order(query, limit: nil, into: &q)
         return q
     }
 
@@ -41,13 +51,17 @@ struct ResourceSQL {
     private func page(_ query: ResourceQuery, _ windows: [TypeWindow<ConsentCategory>]?, into q: inout SQLStatement) {
         q += " WHERE "
         filter(query, windows, into: &q)
-        let limit = query.limit ?? (query.offset > 0 ? Int(Int64.max) : nil)
+        order(query, limit: query.limit ?? (query.offset > 0 ? Int(Int64.max) : nil), into: &q)
+        if query.offset > 0 { q += " OFFSET " + q.bind(query.offset) }
+    }
+
+    /// ` ORDER BY` the query's order, then the limit.
+    private func order(_ query: ResourceQuery, limit: Int?, into q: inout SQLStatement) {
         switch query.sort {
         case nil: RecordSQL.page(by: "r.\(dialect.resourceAddedColumn)", "r", ascending: true, limit: limit, into: &q)
         case let sort? where sort.key == .added: RecordSQL.page(by: "r.added_date", "r", ascending: sort.ascending, limit: limit, into: &q)
         case let sort?: RecordSQL.page(by: "r.clinical_date", "r", ascending: sort.ascending, nullable: true, limit: limit, into: &q)
         }
-        if query.offset > 0 { q += " OFFSET " + q.bind(query.offset) }
     }
 
     func count(_ query: ResourceQuery, visible windows: [TypeWindow<ConsentCategory>]?) -> SQLStatement {
