@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The store suites against a three-node Citus cluster in strict mode (docs/scaling.md, "Checked
 # on a cluster"). Run by hand, not in CI: Citus is not in Debian's packages. Build it first:
-#   fetch github:citusdata/citus (tag v12.1.12), apt-get install postgresql-server-dev-15 libkrb5-dev,
+#   fetch github:citusdata/citus (tag v12.1.12), apt-get install postgresql-server-dev-15 libkrb5-dev libzstd-dev liblz4-dev,
 #   ./configure --without-libcurl && make && make install
 # This starts a coordinator and two workers (PostgreSQL 15 with citus preloaded, on loopback,
 # removed afterwards), migrates the schema, distributes it with Scripts/citus-distribute.sql,
