@@ -45,6 +45,8 @@ public struct HealthServer: Sendable {
     let household: Household?
     /// Where this person's background jobs take turns among many people's (``FairTurns``).
     let turns: BackgroundLanes?
+    /// The clock every request's deadline waits on (one for all people of a server).
+    let deadlines: RequestDeadlines
 
     /// Makes a server over a store, loading the bundled templates.
     ///
@@ -68,9 +70,11 @@ public struct HealthServer: Sendable {
     /// people are counted together.
     init(
         store: any HealthStore, configuration: ServerConfiguration, logger: Logger, webhookSender: (any WebhookSender)?, resolver: any HostResolver,
-        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, turns: BackgroundLanes? = nil, shared: SharedSMARTBase? = nil
+        renderer: PageRenderer, failures: FailureThrottle?, household: Household? = nil, turns: BackgroundLanes? = nil, shared: SharedSMARTBase? = nil,
+        deadlines: RequestDeadlines? = nil
     ) async throws {
         self.store = store
+        self.deadlines = deadlines ?? RequestDeadlines(timeout: configuration.limits.requestTimeout)
         self.household = household
         self.turns = turns
         self.configuration = configuration
@@ -139,7 +143,7 @@ public struct HealthServer: Sendable {
         router.add(middleware: SMARTCORSMiddleware())
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: ErrorMappingMiddleware(logger: logger))
-        router.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
+        router.add(middleware: TimeoutMiddleware(deadlines: deadlines))
         let limits = configuration.limits
         let pages = PersonPages(renderer: renderer, formLimit: limits.maxBodyBytes, uploadLimit: limits.maxUploadBytes)
         PublicRoutes(renderer: renderer).register(on: router)

@@ -7,8 +7,8 @@ struct TimeoutMiddleware: RouterMiddleware {
     typealias Context = HealthRequestContext
     let deadlines: RequestDeadlines
 
-    init(timeout: Duration) {
-        deadlines = RequestDeadlines(timeout: timeout)
+    init(deadlines: RequestDeadlines) {
+        self.deadlines = deadlines
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

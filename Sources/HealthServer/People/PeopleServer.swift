@@ -36,6 +36,9 @@ public struct PeopleServer: Sendable {
     let credentials: StoreCredentials?
     /// The root's SMART base every person's grants may be made at.
     let shared: SharedSMARTBase
+    /// The one clock for the deadlines of every request, the front's and every person's: a
+    /// clock each would tick for each person with a request in flight.
+    let deadlines: RequestDeadlines
 
     /// Makes the front and the way people's servers are opened.
     ///
@@ -70,6 +73,8 @@ public struct PeopleServer: Sendable {
         let sender = webhookSender ?? PinnedWebhookSender(resolver: resolver)
         let turns = BackgroundLanes(limits: limits)
         self.turns = turns
+        let deadlines = RequestDeadlines(timeout: limits.requestTimeout)
+        self.deadlines = deadlines
         self.credentials = credentials
         people = PersonServers(capacity: maxOpenPeople) { id in
             guard try await registry.entry(id: id) != nil else { throw PeopleServerError.unknownPerson(id) }
@@ -101,7 +106,7 @@ public struct PeopleServer: Sendable {
                 storage: { try await registry.openStore(id: $0, credentials: credentials, clock: clock) })
             let server = try await HealthServer(
                 store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures,
-                household: household, turns: turns, shared: shared)
+                household: household, turns: turns, shared: shared, deadlines: deadlines)
             let services = server.backgroundServices()
             let work = Task.detached {
                 await withTaskGroup(of: Void.self) { group in
@@ -162,7 +167,7 @@ public struct PeopleServer: Sendable {
         front.add(middleware: SMARTCORSMiddleware())
         front.add(middleware: RequestLogMiddleware(logger: logger))
         front.add(middleware: ErrorMappingMiddleware(logger: logger))
-        front.add(middleware: TimeoutMiddleware(timeout: configuration.limits.requestTimeout))
+        front.add(middleware: TimeoutMiddleware(deadlines: deadlines))
         let routes = FrontRoutes(
             people: people, challenges: challenges, failures: failures, renderer: renderer, address: address, bodyLimit: configuration.limits.maxBodyBytes,
             clock: clock)
