@@ -67,6 +67,8 @@ import FoundationNetworking
     @Test func theCLIAndTheServerAnswerTheSameQueryWithTheSameJSON() async throws {
         try fill()
         let registered = try cli.run(["apps", "register", "--name", "Agreement", "--purpose", "p", "--privacy-url", "https://e.org/p", "--types", Self.types, "--json"])
+        // Once, under a full parallel run, this printed nothing: say what the command said.
+        try #require(registered.status == 0, "apps register exited \(registered.status): \(registered.stderr)")
         let app = try JSONReader().read(registered.stdout)
         let appID = try #require(app["appId"]?.stringValue)
         let secret = try #require(app["secret"]?.stringValue)
