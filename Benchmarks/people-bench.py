@@ -253,6 +253,20 @@ def result(process, name):
     return r
 
 
+def log_backlog(db, name):
+    """Prints how many of the run's audit rows were still waiting when wrk stopped: a log that
+    falls behind writes its backlog later, in the next run's time (it once lagged 4 s)."""
+    at_end = int(psql(db, "SELECT count(*) FROM audit_entry;").strip())
+    settled = at_end
+    for _ in range(50):
+        time.sleep(0.1)
+        now = int(psql(db, "SELECT count(*) FROM audit_entry;").strip())
+        if now == settled:
+            break
+        settled = now
+    print(f"  audit log: {settled - at_end} of the {name} run's rows still waiting when it ended")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", required=True)
@@ -341,10 +355,12 @@ def main():
     statements_begin(many_db)
     one = result(profiled(single, "single", a.seconds, wrk(single.base, [(SEARCH, tokens[0])], work, "single", a.seconds, a.connections)),
                  "one person, single-person server")
+    log_backlog(many_db, "single-person")
     statements_report(many_db, one["requests"], "single-person")
     statements_begin(many_db)
     spread = result(profiled(many, "many", a.seconds, wrk(many.base, targets, work, "many", a.seconds, a.connections)),
                     f"random of {a.people} people, one process")
+    log_backlog(many_db, "many-people")
     statements_report(many_db, spread["requests"], "many-people")
     single.stop()
     second = Server(cli, many_db, work, "many-2", "--max-open-people", str(a.people))
@@ -352,6 +368,7 @@ def main():
     half = max(1, a.connections // 2)
     runs = [wrk(many.base, targets, work, "two-a", a.seconds, half), wrk(second.base, targets, work, "two-b", a.seconds, half)]
     both = [result(r, f"random of {a.people} people, process {i + 1} of 2") for i, r in enumerate(runs)]
+    log_backlog(many_db, "two-process")
     for i, server in enumerate((many, second)):
         slow = server.slow_requests()
         print(f"  process {i + 1}: {len(slow)} requests took over 500 ms inside the server since it started" + "".join("\n    " + l[:200] for l in slow[:3]))

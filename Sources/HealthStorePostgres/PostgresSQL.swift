@@ -127,6 +127,10 @@ struct PostgresStoreDatabase: StoreDatabase {
         try await database.logWriter.write(statements, on: database, lockTimeout: lockTimeout)
     }
 
+    func logWrite(_ rows: LogInsert) async throws {
+        try await database.logWriter.write(rows, on: database, lockTimeout: lockTimeout)
+    }
+
     var logTicker: LogFlushTicker? { database.logTicker }
 
     func mapError(_ error: any Error) -> any Error { PostgresErrors.map(error, location: location) }

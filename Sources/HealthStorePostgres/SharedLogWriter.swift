@@ -19,17 +19,31 @@ import Synchronization
 /// or two batches that came during the last one — hundreds of transactions a second, each four
 /// round trips. With it, every batch of those milliseconds (a tick of ``LogFlushTicker``
 /// flushes many stores at once) goes in one transaction; a reader's flush waits that much more.
+///
+/// Within a transaction, the rows of one table from every waiting store are written together,
+/// a few hundred to a statement (``LogInsert``): at a thousand people each store's batch is
+/// one row, and a statement per row, each a round trip, fell seconds behind the reads it logs.
+/// Each row names its own person, bound from its store; the statement reads nobody's rows.
+/// (On Citus it touches several shards; where multi-shard statements are made to fail, the
+/// shared transaction fails and each store's rows are written alone, as after any failure.)
 final class SharedLogWriter: Sendable {
     private struct Waiting: Sendable {
-        let statements: [SQLStatement]
+        var statements: [SQLStatement] = []
+        var rows: LogInsert? = nil
         let done: CheckedContinuation<Void, any Error>
+
+        /// What it adds to a transaction, in rows.
+        var size: Int { statements.count + (rows?.rows.count ?? 0) }
+        /// Its statements when it is written alone.
+        var alone: [SQLStatement] { statements + (rows?.statements() ?? []) }
     }
 
-    /// The most statements one shared transaction takes.
+    /// The most rows (or statements) one shared transaction takes.
     static let maximumStatements = 2000
 
     private let state = Mutex<(waiting: [Waiting], draining: Bool)>(([], false))
     private let committed = Atomic<Int>(0)
+    private let committedStatements = Atomic<Int>(0)
     /// How long the writer waits after a transaction for more batches to join the next.
     let gather: Duration
 
@@ -42,13 +56,29 @@ final class SharedLogWriter: Sendable {
     /// is not counted).
     var transactions: Int { committed.load(ordering: .relaxed) }
 
+    /// How many statements those transactions held.
+    var statements: Int { committedStatements.load(ordering: .relaxed) }
+
     /// Writes `statements` in a transaction, possibly shared with other stores' batches;
     /// returns once they are committed.
     func write(_ statements: [SQLStatement], on database: PostgresHealthDatabase, lockTimeout: Duration) async throws {
         guard !statements.isEmpty else { return }
+        try await write({ Waiting(statements: statements, done: $0) }, on: database, lockTimeout: lockTimeout)
+    }
+
+    /// Writes log rows in a transaction, possibly in the same statements as other stores' rows
+    /// of the table; returns once they are committed.
+    func write(_ rows: LogInsert, on database: PostgresHealthDatabase, lockTimeout: Duration) async throws {
+        guard !rows.rows.isEmpty else { return }
+        try await write({ Waiting(rows: rows, done: $0) }, on: database, lockTimeout: lockTimeout)
+    }
+
+    private func write(
+        _ waiting: @escaping (CheckedContinuation<Void, any Error>) -> Waiting, on database: PostgresHealthDatabase, lockTimeout: Duration
+    ) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let start = state.withLock { s -> Bool in
-                s.waiting.append(Waiting(statements: statements, done: continuation))
+                s.waiting.append(waiting(continuation))
                 if s.draining { return false }
                 s.draining = true
                 return true
@@ -65,9 +95,9 @@ final class SharedLogWriter: Sendable {
             let batch: [Waiting] = state.withLock { s in
                 var taken: [Waiting] = []
                 var count = 0
-                while let next = s.waiting.first, taken.isEmpty || count + next.statements.count <= Self.maximumStatements {
+                while let next = s.waiting.first, taken.isEmpty || count + next.size <= Self.maximumStatements {
                     taken.append(next)
-                    count += next.statements.count
+                    count += next.size
                     s.waiting.removeFirst()
                 }
                 if taken.isEmpty { s.draining = false }
@@ -75,8 +105,10 @@ final class SharedLogWriter: Sendable {
             }
             if batch.isEmpty { return }
             do {
-                try await Self.transaction(batch.flatMap(\.statements), database, lockTimeout)
+                let statements = batch.flatMap(\.statements) + LogInsert.merged(batch.compactMap(\.rows)).flatMap { $0.statements() }
+                try await Self.transaction(statements, database, lockTimeout)
                 committed.add(1, ordering: .relaxed)
+                committedStatements.add(statements.count, ordering: .relaxed)
                 for w in batch { w.done.resume() }
                 if gather > .zero { try? await Task.sleep(for: gather) }
             } catch {
@@ -86,7 +118,7 @@ final class SharedLogWriter: Sendable {
                 }
                 for w in batch {
                     do {
-                        try await Self.transaction(w.statements, database, lockTimeout)
+                        try await Self.transaction(w.alone, database, lockTimeout)
                         w.done.resume()
                     } catch {
                         w.done.resume(throwing: error)

@@ -177,15 +177,14 @@ extension DatabaseHealthStore {
     private func writeAuditBatch() async throws {
         let batch = audits.take()
         guard !batch.isEmpty else { return }
-        var statements: [SQLStatement] = []
+        var rows = LogInsert(dialect, table: "audit_entry", columns: ["app_id", "date", "operation", "data_types", "record_count"])
         for entry in batch {
-            var q = sql("INSERT INTO audit_entry (")
-            q += q.personColumn + "app_id, date, operation, data_types, record_count) VALUES (" + q.personValue + q.bind(entry.appID) + ", "
-            q += q.bind(entry.date.timeIntervalSince1970) + ", " + q.bind(entry.operation) + ", " + q.bind(ConsentCoding.typeList(entry.types)) + ", "
-            q += q.bind(Int64(entry.count)) + ")"
-            statements.append(q)
+            rows.append([
+                .text(entry.appID), .double(entry.date.timeIntervalSince1970), .text(entry.operation), .text(ConsentCoding.typeList(entry.types)),
+                .int(Int64(entry.count)),
+            ])
         }
-        let final = statements
+        let final = rows
         do {
             // Not under the store's write lock: auditing reads must not wait for an import.
             try await guarded { try await database.logWrite(final) }

@@ -62,6 +62,14 @@ package struct SQLDialect: Sendable {
         (self.namesIndexes, self.pagesInOneStatement) = (namesIndexes, pagesInOneStatement)
     }
 
+    /// The same dialect for statements that name their person as a value of each row, or
+    /// belong to no one (``LogInsert``).
+    var withoutPerson: SQLDialect {
+        SQLDialect(
+            placeholders: placeholders, person: nil, typedValues: typedValues, greatest: greatest, byteOrder: byteOrder,
+            rowsPerStatement: rowsPerStatement, namesIndexes: namesIndexes, pagesInOneStatement: pagesInOneStatement, anchors: anchors)
+    }
+
     /// The placeholder of the `index`th bound value (from 1).
     func placeholder(_ index: Int) -> String { (placeholders == .dollar ? "$" : "?") + String(index) }
 

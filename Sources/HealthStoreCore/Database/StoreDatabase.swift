@@ -24,6 +24,10 @@ extension StoreDatabase {
         try await transaction { session in for q in statements { try await session.run(q) } }
     }
 
+    package func logWrite(_ rows: LogInsert) async throws {
+        try await logWrite(rows.statements())
+    }
+
     /// Engines whose commits are durable already (PostgreSQL) need nothing more.
     package func durableTransaction<T: Sendable>(_ body: (any SQLSession) async throws -> T) async throws -> T {
         try await transaction(body)
@@ -66,6 +70,9 @@ package protocol StoreDatabase: Sendable {
     /// store's write lock; an engine may commit several stores' log rows together (PostgreSQL's
     /// group commit over one database).
     func logWrite(_ statements: [SQLStatement]) async throws
+    /// Writes log rows as ``logWrite(_:)-([SQLStatement])`` does; an engine may merge several
+    /// stores' rows of a table into one statement.
+    func logWrite(_ rows: LogInsert) async throws
     /// The clock that schedules log batches for every store on this database, when stores
     /// share one (PostgreSQL); `nil` when each store schedules its own.
     var logTicker: LogFlushTicker? { get }

@@ -32,6 +32,32 @@ struct SharedLogWriterTests {
         }
     }
 
+    /// Many people's rows of a table go in a few statements (a statement per row fell seconds
+    /// behind a busy server's reads), each row still in its own person's log.
+    @Test func manyPeoplesRowsShareStatements() async throws {
+        let database = try PostgresTestDatabase.shared()
+        let writer = SharedLogWriter(gather: .milliseconds(200))
+        let people = (0..<24).map { "rows-\($0)-\(UUID().uuidString.prefix(8))" }
+        var stores: [PostgresHealthStore] = []
+        for p in people { stores.append(try await PostgresHealthStore(database: database, person: p)) }
+        let columns = ["app_id", "date", "operation", "data_types", "record_count"]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (i, person) in people.enumerated() {
+                var rows = LogInsert(.postgres(person: person), table: "audit_entry", columns: columns)
+                for n in 0..<3 { rows.append([.text("app-\(i)"), .double(1_700_000_000 + Double(n)), .text("read"), .text(ConsentCoding.typeList([.clinical(.labResult)])), .int(Int64(n))]) }
+                let final = rows
+                group.addTask { try await writer.write(final, on: database, lockTimeout: .seconds(5)) }
+            }
+            try await group.waitForAll()
+        }
+        // 72 rows: 64 + 4 + 4 in one transaction; a second if the machine was slow to start them.
+        #expect(writer.statements <= 6, "\(writer.statements) statements in \(writer.transactions) transactions")
+        for (i, store) in stores.enumerated() {
+            let log = try await store.auditEntries(appID: nil)
+            #expect(log.map(\.appID) == Array(repeating: "app-\(i)", count: 3) && log.map(\.count) == [0, 1, 2], "person \(i): \(log)")
+        }
+    }
+
     /// Batches that come while the writer pauses after a transaction go in the next one
     /// together: twenty batches sent while it pauses after a first one make one more
     /// transaction, not twenty (a third if the machine was slow to start them).
