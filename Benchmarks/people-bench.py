@@ -239,6 +239,19 @@ def profiled(server, name, seconds, run):
     return run
 
 
+def whole_machine(name, seconds):
+    """With PERF_OUT=DIR set, records every process (perf record -a -g, wall-clock timestamps)
+    into DIR/<name>.data while the two-process run lasts: a tail there was a stall of both
+    processes and PostgreSQL at once, and `perf report --time` around a slow request's logged
+    time shows who had the cores."""
+    out = os.environ.get("PERF_OUT")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        perf = subprocess.Popen(["perf", "record", "-a", "-g", "-k", "CLOCK_REALTIME", "-o", os.path.join(out, name + ".data"), "--", "sleep", str(seconds)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        RUNNING.append(perf)
+
+
 def result(process, name):
     out = process.communicate()[0]
     line = next((l for l in out.splitlines() if l.startswith("RESULT")), None)
@@ -366,6 +379,7 @@ def main():
     second = Server(cli, many_db, work, "many-2", "--max-open-people", str(a.people))
     warm_up(second.base, targets)
     half = max(1, a.connections // 2)
+    whole_machine("two", a.seconds)
     runs = [wrk(many.base, targets, work, "two-a", a.seconds, half), wrk(second.base, targets, work, "two-b", a.seconds, half)]
     both = [result(r, f"random of {a.people} people, process {i + 1} of 2") for i, r in enumerate(runs)]
     log_backlog(many_db, "two-process")

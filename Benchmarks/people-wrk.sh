@@ -11,7 +11,8 @@
 # Prints each figure, the ratios and whether the targets hold; fails when a response is not 2xx.
 # Usage (from anywhere): Benchmarks/people-wrk.sh [SECONDS] [--people N] [--cli PATH] [--connections N]
 # PERF_OUT=DIR profiles the server during the single-person and the many-people runs (perf record -g),
-# into DIR/single.data and DIR/many.data.
+# into DIR/single.data and DIR/many.data, and the whole machine during the two-process run
+# (perf record -a, wall-clock timestamps) into DIR/two.data.
 # PG_STATEMENTS=1 loads pg_stat_statements and prints, for those two runs, the statements that took
 # PostgreSQL's time (calls and milliseconds per request).
 set -euo pipefail

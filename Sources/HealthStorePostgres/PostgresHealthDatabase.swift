@@ -25,19 +25,43 @@ public final class PostgresHealthDatabase: Sendable {
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
     static let unscoped = SQLDialect.postgres(person: nil)
 
-    /// Makes a pool for the database at `url`; nothing connects until the first use.
-    public init(url: PostgresStoreURL) throws(HealthStoreError) {
+    /// Makes a pool for the database at `url`. A command's pool connects at its first use and
+    /// closes connections it stops using; a server's (`keepsConnections`) opens all its
+    /// connections at once and keeps them (see ``poolOptions(_:keepsConnections:)``).
+    public init(url: PostgresStoreURL, keepsConnections: Bool = false) throws(HealthStoreError) {
         self.url = url
         var logger = Logger(label: "healthrecords.postgres")
         logger.logLevel = .critical
         self.logger = logger
         var config = PostgresClient.Configuration(
             host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: try Self.clientTLS(url))
-        config.options.maximumConnections = url.poolSize
-        config.options.connectTimeout = .seconds(10)
+        config.options = Self.poolOptions(url, keepsConnections: keepsConnections)
         let client = PostgresClient(configuration: config, backgroundLogger: logger)
         self.client = client
         runTask = Task { await client.run() }
+    }
+
+    /// The pool's options.
+    ///
+    /// Each time a connection goes back to postgres-nio's pool, the pool starts a keep-alive timer
+    /// (30 s) and, for a connection beyond its minimum, an idle timer (60 s), and cancels both
+    /// when the connection is leased again. A cancelled `Task.sleep` stays in the runtime's timer
+    /// heap and still fires at its deadline: at 5,000 statements a second that was 10,000 timers
+    /// a second, firing as bursts of CPU 30 and 60 s after the load that made them (an idle server
+    /// burned 14 % of a core 20–30 s and 50–60 s after a burst), and a busy server's tails of up
+    /// to 2 s came when they fired (Benchmarks/people-wrk.sh). So a server's pool keeps all its
+    /// connections (no idle timers) and sends no keep-alive queries (no keep-alive timers): a
+    /// connection closed under it is replaced as the pool notices, and one that died silently is
+    /// found at its next use, as a keep-alive query would have found it.
+    static func poolOptions(_ url: PostgresStoreURL, keepsConnections: Bool) -> PostgresClient.Configuration.Options {
+        var options = PostgresClient.Configuration.Options()
+        options.maximumConnections = url.poolSize
+        options.connectTimeout = .seconds(10)
+        if keepsConnections {
+            options.minimumConnections = url.poolSize
+            options.keepAliveBehavior = nil
+        }
+        return options
     }
 
     /// Makes a pool for the database a URL names.

@@ -96,9 +96,23 @@ struct StoreOptions: ParsableArguments {
         try await openKeyed(allowLocked: false)
     }
 
-    /// The people of a server for many (`serve`): `--people DIR`, or `--postgres URL` naming no
-    /// person; `nil` when the options name one store.
+    /// Opens the store for `serve`: a PostgreSQL pool that keeps its connections.
+    func openForServer() async throws -> DatabaseHealthStore {
+        try await openKeyed(allowLocked: false, keepsConnections: true)
+    }
+
+    /// The people of a server for many: `--people DIR`, or `--postgres URL` naming no person;
+    /// `nil` when the options name one store.
     func manyPeople() throws -> (any PeopleRegistry)? {
+        try manyPeople(keepsConnections: false)
+    }
+
+    /// The people of a server for many, for `serve`: a PostgreSQL pool that keeps its connections.
+    func manyPeopleForServer() throws -> (any PeopleRegistry)? {
+        try manyPeople(keepsConnections: true)
+    }
+
+    private func manyPeople(keepsConnections: Bool) throws -> (any PeopleRegistry)? {
         guard person == nil else { return nil }
         if let people {
             do { return try SQLitePeople(directory: people) } catch { throw CommandFailure.usage(error.description) }
@@ -108,11 +122,14 @@ struct StoreOptions: ParsableArguments {
         do { url = try PostgresStoreURL(postgres) } catch { throw CommandFailure.usage(error.description) }
         guard url.person == nil else { return nil }
         if url.password == nil, let p = ProcessInfo.processInfo.environment["PGPASSWORD"], !p.isEmpty { url.password = p }
-        do { return PostgresPeople(database: try PostgresHealthDatabase(url: url)) } catch { throw CommandFailure.usage(error.description) }
+        do { return PostgresPeople(database: try PostgresHealthDatabase(url: url, keepsConnections: keepsConnections)) } catch {
+            throw CommandFailure.usage(error.description)
+        }
     }
 
-    /// Opens the store; `allowLocked` lets key commands open a locked store.
-    func openKeyed(allowLocked: Bool) async throws -> DatabaseHealthStore {
+    /// Opens the store; `allowLocked` lets key commands open a locked store; `keepsConnections`
+    /// is for a server (``PostgresHealthDatabase/init(url:keepsConnections:)``).
+    func openKeyed(allowLocked: Bool, keepsConnections: Bool = false) async throws -> DatabaseHealthStore {
         if people != nil && person == nil { throw CommandFailure.usage("--people DIR needs --person ID (`healthrecords people list --people DIR`)") }
         try await checkRegisteredPerson()
         var credentials = try givenCredentials()
@@ -123,22 +140,23 @@ struct StoreOptions: ParsableArguments {
         }
         let store: DatabaseHealthStore
         do {
-            store = try await engineOpen(credentials)
+            store = try await engineOpen(credentials, keepsConnections: keepsConnections)
         } catch {
             // A stale session (the store was replaced or is plain now) is dropped, not used.
             guard fromSession else { throw Self.failure(error) }
             session.remove()
-            do { store = try await engineOpen(nil) } catch { throw Self.failure(error) }
+            do { store = try await engineOpen(nil, keepsConnections: keepsConnections) } catch { throw Self.failure(error) }
         }
         if store.isLocked, !allowLocked { throw CommandFailure.failed(HealthStoreError.storeLocked(path: location).description) }
         return store
     }
 
-    private func engineOpen(_ credentials: StoreCredentials?) async throws(HealthStoreError) -> DatabaseHealthStore {
+    private func engineOpen(_ credentials: StoreCredentials?, keepsConnections: Bool) async throws(HealthStoreError) -> DatabaseHealthStore {
         let url: PostgresStoreURL?
         do { url = try postgresURL() } catch { throw .invalidArgument((error as? CommandFailure)?.message ?? "\(error)") }
         if let url, let person = url.person {
-            return try await PostgresHealthStore(database: PostgresHealthDatabase(url: url), person: person, credentials: credentials)
+            return try await PostgresHealthStore(
+                database: PostgresHealthDatabase(url: url, keepsConnections: keepsConnections), person: person, credentials: credentials)
         }
         return try await SQLiteHealthStore(path: path, credentials: credentials)
     }

@@ -90,12 +90,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let registry = try storeOptions.manyPeople() {
+        if let registry = try storeOptions.manyPeopleForServer() {
             try await serve(registry)
             return
         }
         let token = try personToken()
-        let store = try await storeOptions.open()
+        let store = try await storeOptions.openForServer()
         let configuration = try configuration(personToken: token.value)
         let logger = HealthServer.logger(level: HealthServer.logLevel(logLevel)!, json: !textLogs)
         let server: HealthServer
