@@ -375,6 +375,10 @@ def main():
                     f"random of {a.people} people, one process")
     log_backlog(many_db, "many-people")
     statements_report(many_db, spread["requests"], "many-people")
+    # SPREAD="1 10 100": the many-people server again with requests spread over only that many
+    # of its people, to tell what serving many people costs from what spreading requests does.
+    for n in (int(x) for x in os.environ.get("SPREAD", "").split()):
+        result(wrk(many.base, targets[:n], work, f"spread-{n}", a.seconds, a.connections), f"random of the first {n} people, one process")
     single.stop()
     second = Server(cli, many_db, work, "many-2", "--max-open-people", str(a.people))
     warm_up(second.base, targets)

@@ -13,6 +13,7 @@
 # PERF_OUT=DIR profiles the server during the single-person and the many-people runs (perf record -g),
 # into DIR/single.data and DIR/many.data, and the whole machine during the two-process run
 # (perf record -a, wall-clock timestamps) into DIR/two.data.
+# SPREAD="1 10 100" adds runs of the many-people server with requests spread over only that many people.
 # PG_STATEMENTS=1 loads pg_stat_statements and prints, for those two runs, the statements that took
 # PostgreSQL's time (calls and milliseconds per request).
 set -euo pipefail
