@@ -24,8 +24,8 @@ import Synchronization
 /// a few hundred to a statement (``LogInsert``): at a thousand people each store's batch is
 /// one row, and a statement per row, each a round trip, fell seconds behind the reads it logs.
 /// Each row names its own person, bound from its store; the statement reads nobody's rows.
-/// On Citus such a statement touches several shards: a cluster run in strict mode (docs/scaling.md)
-/// is told so for that transaction alone, as `people list` does.
+/// On Citus such a statement touches several shards; a cluster in the strict mode of
+/// docs/scaling.md commits it all the same (`SharedLogWriterTests` there, 2026-11-30).
 final class SharedLogWriter: Sendable {
     private struct Waiting: Sendable {
         var statements: [SQLStatement] = []
@@ -105,9 +105,8 @@ final class SharedLogWriter: Sendable {
             }
             if batch.isEmpty { return }
             do {
-                let rows = batch.compactMap(\.rows)
-                let statements = batch.flatMap(\.statements) + LogInsert.merged(rows).flatMap { $0.statements() }
-                try await Self.transaction(statements, database, lockTimeout, spansPeople: rows.count > 1)
+                let statements = batch.flatMap(\.statements) + LogInsert.merged(batch.compactMap(\.rows)).flatMap { $0.statements() }
+                try await Self.transaction(statements, database, lockTimeout)
                 committed.add(1, ordering: .relaxed)
                 committedStatements.add(statements.count, ordering: .relaxed)
                 for w in batch { w.done.resume() }
@@ -129,13 +128,9 @@ final class SharedLogWriter: Sendable {
         }
     }
 
-    private static func transaction(
-        _ statements: [SQLStatement], _ database: PostgresHealthDatabase, _ lockTimeout: Duration, spansPeople: Bool = false
-    ) async throws {
+    private static func transaction(_ statements: [SQLStatement], _ database: PostgresHealthDatabase, _ lockTimeout: Duration) async throws {
         let store = PostgresStoreDatabase(database: database, dialect: PostgresHealthDatabase.unscoped, location: database.url.redacted, lockTimeout: lockTimeout)
         try await store.transaction { session in
-            // On plain PostgreSQL the setting is an unused placeholder.
-            if spansPeople { try await session.run(SQLStatement(PostgresHealthDatabase.unscoped, "SET LOCAL citus.multi_task_query_log_level = 'off'")) }
             for statement in statements { try await session.run(statement) }
         }
     }

@@ -50,8 +50,9 @@ struct SharedLogWriterTests {
             }
             try await group.waitForAll()
         }
-        // 72 rows: 64 + 4 + 4 in one transaction; a second if the machine was slow to start them.
-        #expect(writer.statements <= 6, "\(writer.statements) statements in \(writer.transactions) transactions")
+        // 72 rows: 64 + 4 + 4 in one shared transaction; a second if the machine was slow to start
+        // them. (A shared transaction that failed counts nothing: each store's rows went alone.)
+        #expect(writer.transactions >= 1 && (3...6).contains(writer.statements), "\(writer.statements) statements in \(writer.transactions) transactions")
         for (i, store) in stores.enumerated() {
             let log = try await store.auditEntries(appID: nil)
             #expect(log.map(\.appID) == Array(repeating: "app-\(i)", count: 3) && log.map(\.count) == [0, 1, 2], "person \(i): \(log)")
