@@ -7,8 +7,11 @@
 # reads through the app's grants and is audited. Prints requests/s, p50/p99 latency, the ratio and
 # whether issue 15's target holds (≥ 1/4 of /healthz's requests/s, p99 ≤ 20 ms). Fails when any
 # response is not 2xx or wrk reports socket errors.
-# Usage (from anywhere): Benchmarks/fhir-wrk.sh [SECONDS] [--cli PATH] [--connections N] [--engine sqlite|postgres]
-#   SECONDS      length of each of the two runs (default 30)
+# Usage (from anywhere): Benchmarks/fhir-wrk.sh [SECONDS] [--cli PATH] [--connections N] [--engine sqlite|postgres] [--rounds N]
+#   SECONDS      time given to each endpoint (default 30)
+#   --rounds     the endpoints take turns in N rounds of SECONDS/N each (default 3), and each
+#                endpoint's figure is its rounds together (p50/p99 over all their latencies): this
+#                machine's speed drifts within a minute, and the ratios should not carry that drift
 #   --cli        the healthrecords executable (default .build/release/healthrecords, built when missing)
 #   --engine     the store: a SQLite file (default), or a person's store in a throwaway PostgreSQL
 #                cluster (Scripts/throwaway-postgres.sh; Debian's packages when missing)
@@ -19,11 +22,13 @@ SECONDS_TO_RUN=30
 CLI=""
 CONNECTIONS=8
 ENGINE=sqlite
+ROUNDS=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --cli) CLI="$2"; shift 2 ;;
     --engine) ENGINE="$2"; shift 2 ;;
     --connections) CONNECTIONS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
     *) SECONDS_TO_RUN="$1"; shift ;;
   esac
 done
@@ -133,46 +138,82 @@ function done(summary, latency, requests)
   io.write(string.format("RESULT requests=%d seconds=%.3f errors=%d non2xx=%d p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
     summary.requests, summary.duration / 1e6, e.connect + e.read + e.write + e.timeout, bad,
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000, latency.max / 1000))
+  -- Every latency wrk recorded (microseconds:count), so the rounds merge exactly.
+  local parts = {}
+  for i = 1, #latency do
+    local value, count = latency(i)
+    parts[#parts + 1] = string.format("%d:%d", value, count)
+  end
+  io.write("LATENCIES " .. table.concat(parts, ",") .. "\n")
 end
 LUA
 
-bench() {  # NAME PATH TOKEN [DISTINCT]
-  echo "== $1: GET $2 (${SECONDS_TO_RUN}s, 1 thread, $CONNECTIONS connections)"
-  BENCH_PATH="$2" TOKEN="$3" DISTINCT="${4:-0}" wrk -t1 -c"$CONNECTIONS" -d2s --timeout 10s -s "$WORK/bench.lua" "$BASE" > /dev/null  # warm-up
-  BENCH_PATH="$2" TOKEN="$3" DISTINCT="${4:-0}" wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_TO_RUN}s" --timeout 10s --latency -s "$WORK/bench.lua" "$BASE" | tee "$WORK/$1.out"
+ROUND_SECONDS=$(( (SECONDS_TO_RUN + ROUNDS - 1) / ROUNDS ))
+bench() {  # NAME ROUND PATH TOKEN [DISTINCT]
+  echo "== $1, round $2 of $ROUNDS: GET $3 (${ROUND_SECONDS}s, 1 thread, $CONNECTIONS connections)"
+  if [ "$2" = 1 ]; then  # warm-up
+    BENCH_PATH="$3" TOKEN="$4" DISTINCT="${5:-0}" wrk -t1 -c"$CONNECTIONS" -d2s --timeout 10s -s "$WORK/bench.lua" "$BASE" > /dev/null
+  fi
+  BENCH_PATH="$3" TOKEN="$4" DISTINCT="${5:-0}" wrk -t1 -c"$CONNECTIONS" -d"${ROUND_SECONDS}s" --timeout 10s --latency -s "$WORK/bench.lua" "$BASE" \
+    | tee "$WORK/$1-$2.out" | grep -v '^LATENCIES'
 }
-bench healthz /healthz ""
-# PERF_OUT=perf.data profiles the server during one run: the repeated search, or with
-# PERF_RUN=distinct the new search each time.
-profile() { [ -n "${PERF_OUT:-}" ] && [ "${PERF_RUN:-fhir}" = "$1" ]; }
-if profile fhir; then
-  perf record -g -o "$PERF_OUT" -p "$SERVER_PID" -- sleep "$((SECONDS_TO_RUN + 2))" >/dev/null 2>&1 &
-  PERF_PID=$!
-fi
-bench fhir "$FHIR_PATH" "$TOKEN"
-if profile fhir; then wait "$PERF_PID" || true; fi
-if profile distinct; then
-  perf record -g -o "$PERF_OUT" -p "$SERVER_PID" -- sleep "$((SECONDS_TO_RUN + 2))" >/dev/null 2>&1 &
-  PERF_PID=$!
-fi
-bench distinct "$FHIR_PATH" "$TOKEN" 1
-if profile distinct; then wait "$PERF_PID" || true; fi
+# PERF_OUT=perf.data profiles the server during the first round of one endpoint: the repeated
+# search, or with PERF_RUN=distinct the new search each time.
+profile() { [ -n "${PERF_OUT:-}" ] && [ "${PERF_RUN:-fhir}" = "$1" ] && [ "$2" = 1 ]; }
+for round in $(seq 1 "$ROUNDS"); do
+  bench healthz "$round" /healthz ""
+  for name in fhir distinct; do
+    if profile "$name" "$round"; then
+      perf record -g -o "$PERF_OUT" -p "$SERVER_PID" -- sleep "$((ROUND_SECONDS + 2))" >/dev/null 2>&1 &
+      PERF_PID=$!
+    fi
+    distinct=0; [ "$name" = distinct ] && distinct=1
+    bench "$name" "$round" "$FHIR_PATH" "$TOKEN" "$distinct"
+    if profile "$name" "$round"; then wait "$PERF_PID" || true; fi
+  done
+done
 
-python3 - "$WORK" "$BASE" "$CLI" <<'PY'
+python3 - "$WORK" "$BASE" "$CLI" "$ROUNDS" <<'PY'
 import sys, re
-work, base, cli = sys.argv[1:]
+work, base, cli, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 res = {}
 for name in ("healthz", "fhir", "distinct"):
-    line = next((l for l in open(f"{work}/{name}.out") if l.startswith("RESULT ")), None)
-    if line is None:
-        sys.exit(f"fhir-wrk FAILED: wrk gave no result for {name}")
-    res[name] = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", line)}
-    res[name]["rps"] = res[name]["requests"] / res[name]["seconds"]
+    total = {"requests": 0.0, "seconds": 0.0, "errors": 0.0, "non2xx": 0.0, "max_ms": 0.0}
+    counts, each = {}, []
+    for r in range(1, rounds + 1):
+        lines = open(f"{work}/{name}-{r}.out").read().splitlines()
+        line = next((l for l in lines if l.startswith("RESULT ")), None)
+        if line is None:
+            sys.exit(f"fhir-wrk FAILED: wrk gave no result for {name}, round {r}")
+        one = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", line)}
+        each.append(one["requests"] / one["seconds"])
+        for k in ("requests", "seconds", "errors", "non2xx"):
+            total[k] += one[k]
+        total["max_ms"] = max(total["max_ms"], one["max_ms"])
+        latencies = next((l for l in lines if l.startswith("LATENCIES ")), "LATENCIES ")
+        for pair in filter(None, latencies.split(" ", 1)[1].split(",")):
+            value, count = (int(x) for x in pair.split(":"))
+            counts[value] = counts.get(value, 0) + count
+    everything = sum(counts.values())
+
+    def percentile(p):
+        seen = 0
+        for value in sorted(counts):
+            seen += counts[value]
+            if seen >= everything * p / 100:
+                return value / 1000
+        return 0.0
+
+    total.update(p50_ms=percentile(50), p90_ms=percentile(90), p99_ms=percentile(99), rps=total["requests"] / max(total["seconds"], 1e-9))
+    total["rounds"] = each
+    res[name] = total
 print(f"\n{'endpoint':<46} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>6} {'non-2xx':>7}")
 labels = {"healthz": "GET /healthz (no token)", "fhir": "GET /fhir/Observation?…laboratory&_count=20",
           "distinct": "  the same, a new date=ge… each time"}
 for name, r in res.items():
     print(f"{labels[name]:<46} {r['requests']:>9.0f} {r['rps']:>8.0f} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['max_ms']:>8.2f} {r['errors']:>6.0f} {r['non2xx']:>7.0f}")
+if rounds > 1:
+    print(f"\nreq/s of each of the {rounds} rounds: " + "; ".join(f"{n} " + ", ".join(f"{x:.0f}" for x in r["rounds"]) for n, r in res.items()))
 ratio = res["fhir"]["rps"] / res["healthz"]["rps"]
 ok = ratio >= 0.25 and res["fhir"]["p99_ms"] <= 20
 print(f"\nratio FHIR ÷ healthz: {ratio:.3f} ({'meets' if ok else 'MISSES'} issue 15's target: ≥ 0.25 and p99 ≤ 20 ms; binary {cli})")

@@ -185,6 +185,13 @@ function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format("RESULT requests=%d seconds=%.3f errors=%d non2xx=%d p50_ms=%.3f p99_ms=%.3f\\n",
     summary.requests, summary.duration / 1e6, e.connect + e.read + e.write + e.timeout, bad, latency:percentile(50) / 1000, latency:percentile(99) / 1000))
+  -- Every latency wrk recorded (microseconds, count), so interleaved rounds merge exactly.
+  local parts = {}
+  for i = 1, #latency do
+    local value, count = latency(i)
+    parts[#parts + 1] = string.format("%d:%d", value, count)
+  end
+  io.write("LATENCIES " .. table.concat(parts, ",") .. "\\n")
 end
 """
 
@@ -259,11 +266,39 @@ def result(process, name):
         sys.exit(f"error: wrk ({name}) printed no result:\n{out}")
     r = {k: float(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
     r["rate"] = r["requests"] / r["seconds"]
+    latencies = next((l for l in out.splitlines() if l.startswith("LATENCIES")), "LATENCIES ")
+    r["latencies"] = [tuple(int(x) for x in pair.split(":")) for pair in latencies.split(" ", 1)[1].split(",") if pair]
     print(f"  {name}: {r['rate']:,.0f} requests/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms"
           + (f"; {int(r['errors'])} socket errors (wrk's 2 s timeout), {int(r['non2xx'])} responses not 2xx" if r["errors"] or r["non2xx"] else ""))
     if r["non2xx"]:
         sys.exit(f"error: {name}: {int(r['non2xx'])} responses not 2xx")
     return r
+
+
+def merged(rounds, name):
+    """One figure for interleaved rounds: requests over their summed time, and p50/p99 of all
+    their latencies together (from wrk's recorded values, not an average of percentiles)."""
+    counts = {}
+    for r in rounds:
+        for value, count in r["latencies"]:
+            counts[value] = counts.get(value, 0) + count
+    total = sum(counts.values())
+
+    def percentile(p):
+        seen = 0
+        for value in sorted(counts):
+            seen += counts[value]
+            if seen >= total * p / 100:
+                return value / 1000
+        return 0.0
+
+    m = {"requests": sum(r["requests"] for r in rounds), "seconds": sum(r["seconds"] for r in rounds),
+         "errors": sum(r["errors"] for r in rounds), "non2xx": sum(r["non2xx"] for r in rounds),
+         "p50_ms": percentile(50), "p99_ms": percentile(99)}
+    m["rate"] = m["requests"] / m["seconds"]
+    each = ", ".join(f"{r['rate']:,.0f}" for r in rounds)
+    print(f"  {name}, {len(rounds)} rounds together: {m['rate']:,.0f} requests/s, p50 {m['p50_ms']:.2f} ms, p99 {m['p99_ms']:.2f} ms (rounds: {each})")
+    return m
 
 
 def log_backlog(db, name):
@@ -289,6 +324,7 @@ def main():
     ap.add_argument("--people", type=int, default=1000)
     ap.add_argument("--seconds", type=int, default=20)
     ap.add_argument("--connections", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=4)
     a = ap.parse_args()
     cli, work = os.path.abspath(a.cli), a.work
@@ -347,7 +383,7 @@ def main():
           f"right after {a.people} sign-ins {after_rss / 1024:.1f} MiB; all {a.people} signed in and idle {idle_rss / 1024:.1f} MiB")
     check(per_idle < 64, f"memory per idle signed-in person: {per_idle:.1f} KiB (target < 64 KiB)")
 
-    print(f"== throughput: {SEARCH} with each person's app token ({a.seconds} s, {a.connections} connections)")
+    print(f"== throughput: {SEARCH} with each person's app token ({a.seconds} s each in {a.rounds} alternating rounds, {a.connections} connections)")
     many = Server(cli, many_db, work, "many", "--max-open-people", str(a.people))
     tokens = [token(many.base, p) for p in people]
     status, body = get(many.base + f"/p/{people[0]['id']}" + SEARCH, tokens[0])
@@ -365,16 +401,29 @@ def main():
           f"({(open_rss - one_rss) / a.people:.0f} KiB per open person)")
     single = Server(cli, many_db + ("&" if "?" in many_db else "?") + "person=" + people[0]["id"], work, "single")
     warm_up(single.base, [(SEARCH, tokens[0])])
-    statements_begin(many_db)
-    one = result(profiled(single, "single", a.seconds, wrk(single.base, [(SEARCH, tokens[0])], work, "single", a.seconds, a.connections)),
-                 "one person, single-person server")
-    log_backlog(many_db, "single-person")
-    statements_report(many_db, one["requests"], "single-person")
-    statements_begin(many_db)
-    spread = result(profiled(many, "many", a.seconds, wrk(many.base, targets, work, "many", a.seconds, a.connections)),
-                    f"random of {a.people} people, one process")
-    log_backlog(many_db, "many-people")
-    statements_report(many_db, spread["requests"], "many-people")
+    # The two runs alternate in rounds (single, many, single, many, …): this machine's speed
+    # drifts by a tenth or more over a minute, and back-to-back runs of 20 s each put that drift
+    # into the ratio (the same build gave 0.71 to 0.98).
+    rounds = max(1, a.rounds)
+    seconds = max(1, round(a.seconds / rounds))
+    ones, spreads = [], []
+    for i in range(rounds):
+        first = i == 0
+        if first:
+            statements_begin(many_db)
+        run = wrk(single.base, [(SEARCH, tokens[0])], work, f"single-{i + 1}", seconds, a.connections)
+        ones.append(result(profiled(single, "single", seconds, run) if first else run, f"round {i + 1}: one person, single-person server"))
+        log_backlog(many_db, "single-person")
+        if first:
+            statements_report(many_db, ones[0]["requests"], "single-person")
+            statements_begin(many_db)
+        run = wrk(many.base, targets, work, f"many-{i + 1}", seconds, a.connections)
+        spreads.append(result(profiled(many, "many", seconds, run) if first else run, f"round {i + 1}: random of {a.people} people, one process"))
+        log_backlog(many_db, "many-people")
+        if first:
+            statements_report(many_db, spreads[0]["requests"], "many-people")
+    one = merged(ones, "one person, single-person server")
+    spread = merged(spreads, f"random of {a.people} people, one process")
     # SPREAD="1 10 100": the many-people server again with requests spread over only that many
     # of its people, to tell what serving many people costs from what spreading requests does.
     for n in (int(x) for x in os.environ.get("SPREAD", "").split()):

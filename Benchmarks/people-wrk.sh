@@ -9,12 +9,15 @@
 #   - throughput and p99 (wrk): FHIR lab searches of one person on a single-person server, of
 #     random people on the many-people server, and on two many-people processes at once.
 # Prints each figure, the ratios and whether the targets hold; fails when a response is not 2xx.
-# Usage (from anywhere): Benchmarks/people-wrk.sh [SECONDS] [--people N] [--cli PATH] [--connections N]
-# PERF_OUT=DIR profiles the server during the single-person and the many-people runs (perf record -g),
+# Usage (from anywhere): Benchmarks/people-wrk.sh [SECONDS] [--people N] [--cli PATH] [--connections N] [--rounds N]
+# The single-person and many-people runs alternate in ROUNDS rounds (default 4) of SECONDS/ROUNDS
+# each, merged into one figure per server (p99 over all their latencies): the machine's drift
+# falls on both alike.
+# PERF_OUT=DIR profiles the server during the first round of the single-person and many-people runs (perf record -g),
 # into DIR/single.data and DIR/many.data, and the whole machine during the two-process run
 # (perf record -a, wall-clock timestamps) into DIR/two.data.
 # SPREAD="1 10 100" adds runs of the many-people server with requests spread over only that many people.
-# PG_STATEMENTS=1 loads pg_stat_statements and prints, for those two runs, the statements that took
+# PG_STATEMENTS=1 loads pg_stat_statements and prints, for the first round of those two runs, the statements that took
 # PostgreSQL's time (calls and milliseconds per request).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +25,13 @@ SECONDS_TO_RUN=20
 PEOPLE=1000
 CLI=""
 CONNECTIONS=8
+ROUNDS=4
 while [ $# -gt 0 ]; do
   case "$1" in
     --cli) CLI="$2"; shift 2 ;;
     --people) PEOPLE="$2"; shift 2 ;;
     --connections) CONNECTIONS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
     *) SECONDS_TO_RUN="$1"; shift ;;
   esac
 done
@@ -61,6 +66,6 @@ trap 'exit 130' INT TERM
 unset HEALTHRECORDS_PASSPHRASE HEALTHRECORDS_PERSON_TOKEN HEALTHRECORDS_POSTGRES_URL HEALTHRECORDS_STORE
 if [ "${PG_STATEMENTS:-}" = 1 ]; then export THROWAWAY_POSTGRES_OPTIONS="${THROWAWAY_POSTGRES_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements"; fi
 throwaway_postgres_start
-echo "binary: $CLI; people: $PEOPLE; runs of ${SECONDS_TO_RUN}s with $CONNECTIONS connections"
+echo "binary: $CLI; people: $PEOPLE; runs of ${SECONDS_TO_RUN}s ($ROUNDS alternating rounds) with $CONNECTIONS connections"
 python3 Benchmarks/people-bench.py --cli "$CLI" --postgres "$THROWAWAY_POSTGRES_URL" --synthea "$SYNTHEA" --work "$WORK" \
-  --people "$PEOPLE" --seconds "$SECONDS_TO_RUN" --connections "$CONNECTIONS"
+  --people "$PEOPLE" --seconds "$SECONDS_TO_RUN" --connections "$CONNECTIONS" --rounds "$ROUNDS"

@@ -4,8 +4,6 @@
 /// Encoding is lowercase unless asked otherwise, so an id has one spelling and compares as text;
 /// decoding accepts either case but nothing else (no sign, prefix, separator or whitespace).
 public enum Hex {
-    private static let lower = Array("0123456789abcdef".utf8)
-    private static let upper = Array("0123456789ABCDEF".utf8)
 
     /// Where decoding failed.
     public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -24,15 +22,22 @@ public enum Hex {
 
     /// Two digits per byte, most significant first.
     public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
-        let input = Array(bytes)
-        let digits = uppercase ? upper : lower
-        return String(unsafeUninitializedCapacity: input.count * 2) { out in
-            for (i, byte) in input.enumerated() {
-                out[2 * i] = digits[Int(byte >> 4)]
-                out[2 * i + 1] = digits[Int(byte & 0x0F)]
+        // Straight from the caller's bytes when they are contiguous (`Data`, arrays): the FHIR
+        // server names every resource of a page this way, and copying each key into an array
+        // first was half the cost.
+        let letter: UInt8 = uppercase ? UInt8(ascii: "A") - 10 : UInt8(ascii: "a") - 10
+        func digits(_ input: UnsafeBufferPointer<UInt8>) -> String {
+            String(unsafeUninitializedCapacity: input.count * 2) { out in
+                for (i, byte) in input.enumerated() {
+                    let high = byte >> 4, low = byte & 0x0F
+                    out[2 * i] = high < 10 ? UInt8(ascii: "0") + high : letter + high
+                    out[2 * i + 1] = low < 10 ? UInt8(ascii: "0") + low : letter + low
+                }
+                return input.count * 2
             }
-            return input.count * 2
         }
+        if let text = bytes.withContiguousStorageIfAvailable(digits) { return text }
+        return Array(bytes).withUnsafeBufferPointer(digits)
     }
 
     /// Decodes digits of either case.

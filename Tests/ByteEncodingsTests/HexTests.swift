@@ -11,6 +11,10 @@ import Testing
         let every = [UInt8](0...255)
         #expect(Hex.encode(every) == every.map { String(format: "%02x", $0) }.joined())
         #expect(Hex.encode(every[250...]) == "fafbfcfdfeff")
+        #expect(Hex.encode(Data([0xCA, 0xFE, 0x00])) == "cafe00")
+        // A sequence with no contiguous storage goes through an array.
+        #expect(Hex.encode((0..<3).lazy.map { UInt8($0 * 0x11) }) == "001122")
+        #expect(Hex.encode(AnySequence([0xAB, 0x0C] as [UInt8]), uppercase: true) == "AB0C")
     }
 
     @Test func decodesEitherCase() throws {

@@ -63,6 +63,24 @@ import Testing
         }
     }
 
+    /// The server keeps what a scope string reaches once it repeats: tokens whose scopes differ,
+    /// used in turn until both are kept, each still reach their own types and no others.
+    @Test func keptReachesStayWithTheirScopes() async throws {
+        let w = try await ServerWorld(.sqlite)
+        try await w.importResources(Self.resources, source: "clinic")
+        let person = try await w.store.personPatientID()
+        try await w.test(.live) { client in
+            let goal = try await Self.token(w, client, scope: "patient/Goal.rs")
+            let plan = try await Self.token(w, client, scope: "patient/CarePlan.rs patient/Goal.rs")
+            for _ in 0..<4 {
+                #expect(Self.types(try await client.fhir("/fhir/Patient/\(person)/$everything", token: goal)) == ["Goal"])
+                #expect(Self.types(try await client.fhir("/fhir/Patient/\(person)/$everything", token: plan)).sorted() == ["CarePlan", "Goal"])
+                #expect(try await client.fhir("/fhir/CarePlan", token: goal).json["total"] as? Int == 0)
+                #expect(try await client.fhir("/fhir/CarePlan", token: plan).json["total"] as? Int == 1)
+            }
+        }
+    }
+
     @Test func containedResourcesAreServedOnlyWhenTheyCouldBeReadOnTheirOwn() async throws {
         let w = try await ServerWorld(.sqlite)
         try await w.importResources(Self.resources, source: "clinic")

@@ -45,6 +45,9 @@ final class AppAccess: Sendable {
     private let consent: ConsentManager
     private let maxStreamsPerApp: Int
     private let streams = Mutex<[String: [String: (revision: Int, end: @Sendable () -> Void)]]>([:])
+    /// What each granted scope string reaches: a token's scopes were parsed again on every
+    /// request (a sixtieth of a search); the string is the whole key, so nothing goes stale.
+    private let reaches = RepeatCache<String, TokenScopes>(limit: 64)
 
     init(tokens: AccessTokens, limiter: RateLimiter, consent: ConsentManager, pending: PendingRequests, webhooks: Webhooks, maxStreamsPerApp: Int) {
         self.tokens = tokens
@@ -78,7 +81,15 @@ final class AppAccess: Sendable {
         if let wait = limiter.take(entry.appID) { throw .rateLimited(retryAfterSeconds: wait) }
         let view: AppView
         do { view = try await consent.view(of: stored, grants: grants) } catch { throw .unavailable }
-        return Caller(view: view, revision: entry.revision, scopes: entry.scope.map(TokenScopes.init(scope:)))
+        return Caller(view: view, revision: entry.revision, scopes: entry.scope.map(reach(of:)))
+    }
+
+    /// The reach of a token's scope string, parsed once it repeats.
+    private func reach(of scope: String) -> TokenScopes {
+        if let known = reaches.value(scope) { return known }
+        let reach = TokenScopes(scope: scope)
+        reaches.offer(reach, for: scope)
+        return reach
     }
 
     /// Whether an app's access is still the one a token or stream was given under; when it was

@@ -19,7 +19,11 @@ public struct PersonEntry: Sendable, Hashable {
 
     /// Whether text is an id this registry makes (nothing else names a store).
     public static func isValidID(_ text: String) -> Bool {
-        text.utf8.count == 18 && text.hasPrefix("p-") && text.dropFirst(2).allSatisfy { $0.isHexDigit && !$0.isUppercase }
+        // Bytes, not Characters: every request to a person's path asks this, and Unicode
+        // properties took a fiftieth of the many-people server's time.
+        let bytes = text.utf8
+        return bytes.count == 18 && bytes.starts(with: "p-".utf8)
+            && bytes.dropFirst(2).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The longest name kept, in characters.
