@@ -175,11 +175,13 @@ done
 
 python3 - "$WORK" "$BASE" "$CLI" "$ROUNDS" <<'PY'
 import sys, re
+sys.path.insert(0, "Benchmarks")
+import wrk_latencies
 work, base, cli, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 res = {}
 for name in ("healthz", "fhir", "distinct"):
     total = {"requests": 0.0, "seconds": 0.0, "errors": 0.0, "non2xx": 0.0, "max_ms": 0.0}
-    counts, each = {}, []
+    histograms, each = [], []
     for r in range(1, rounds + 1):
         lines = open(f"{work}/{name}-{r}.out").read().splitlines()
         line = next((l for l in lines if l.startswith("RESULT ")), None)
@@ -190,21 +192,9 @@ for name in ("healthz", "fhir", "distinct"):
         for k in ("requests", "seconds", "errors", "non2xx"):
             total[k] += one[k]
         total["max_ms"] = max(total["max_ms"], one["max_ms"])
-        latencies = next((l for l in lines if l.startswith("LATENCIES ")), "LATENCIES ")
-        for pair in filter(None, latencies.split(" ", 1)[1].split(",")):
-            value, count = (int(x) for x in pair.split(":"))
-            counts[value] = counts.get(value, 0) + count
-    everything = sum(counts.values())
-
-    def percentile(p):
-        seen = 0
-        for value in sorted(counts):
-            seen += counts[value]
-            if seen >= everything * p / 100:
-                return value / 1000
-        return 0.0
-
-    total.update(p50_ms=percentile(50), p90_ms=percentile(90), p99_ms=percentile(99), rps=total["requests"] / max(total["seconds"], 1e-9))
+        histograms.append(wrk_latencies.parse(next((l for l in lines if l.startswith("LATENCIES ")), "")))
+    p50, p90, p99 = wrk_latencies.percentiles(histograms, 50, 90, 99)
+    total.update(p50_ms=p50, p90_ms=p90, p99_ms=p99, rps=total["requests"] / max(total["seconds"], 1e-9))
     total["rounds"] = each
     res[name] = total
 print(f"\n{'endpoint':<46} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>6} {'non-2xx':>7}")

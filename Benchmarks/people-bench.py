@@ -15,6 +15,9 @@ person per request on the many-people server, and on two many-people processes a
 """
 import argparse, atexit, concurrent.futures, hashlib, json, os, random, re, secrets, statistics, subprocess, sys, time, urllib.parse, urllib.request, uuid
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wrk_latencies  # noqa: E402
+
 FIRST = ["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kai", "Lea", "Mo", "Nia", "Oto", "Pia"]
 LAST = ["Silva", "Ng", "Okafor", "Berg", "Haddad", "Kowalski", "Moreau", "Tanaka", "Iyer", "Novak", "Quispe", "Rossi"]
 SEARCH = "/fhir/Observation?category=laboratory&_count=20"
@@ -266,8 +269,7 @@ def result(process, name):
         sys.exit(f"error: wrk ({name}) printed no result:\n{out}")
     r = {k: float(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
     r["rate"] = r["requests"] / r["seconds"]
-    latencies = next((l for l in out.splitlines() if l.startswith("LATENCIES")), "LATENCIES ")
-    r["latencies"] = [tuple(int(x) for x in pair.split(":")) for pair in latencies.split(" ", 1)[1].split(",") if pair]
+    r["latencies"] = wrk_latencies.parse(next((l for l in out.splitlines() if l.startswith("LATENCIES ")), ""))
     print(f"  {name}: {r['rate']:,.0f} requests/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms"
           + (f"; {int(r['errors'])} socket errors (wrk's 2 s timeout), {int(r['non2xx'])} responses not 2xx" if r["errors"] or r["non2xx"] else ""))
     if r["non2xx"]:
@@ -278,23 +280,10 @@ def result(process, name):
 def merged(rounds, name):
     """One figure for interleaved rounds: requests over their summed time, and p50/p99 of all
     their latencies together (from wrk's recorded values, not an average of percentiles)."""
-    counts = {}
-    for r in rounds:
-        for value, count in r["latencies"]:
-            counts[value] = counts.get(value, 0) + count
-    total = sum(counts.values())
-
-    def percentile(p):
-        seen = 0
-        for value in sorted(counts):
-            seen += counts[value]
-            if seen >= total * p / 100:
-                return value / 1000
-        return 0.0
-
+    p50, p99 = wrk_latencies.percentiles([r["latencies"] for r in rounds], 50, 99)
     m = {"requests": sum(r["requests"] for r in rounds), "seconds": sum(r["seconds"] for r in rounds),
          "errors": sum(r["errors"] for r in rounds), "non2xx": sum(r["non2xx"] for r in rounds),
-         "p50_ms": percentile(50), "p99_ms": percentile(99)}
+         "p50_ms": p50, "p99_ms": p99}
     m["rate"] = m["requests"] / m["seconds"]
     each = ", ".join(f"{r['rate']:,.0f}" for r in rounds)
     print(f"  {name}, {len(rounds)} rounds together: {m['rate']:,.0f} requests/s, p50 {m['p50_ms']:.2f} ms, p99 {m['p99_ms']:.2f} ms (rounds: {each})")
