@@ -6,7 +6,7 @@
 # Usage: Benchmarks/compare-builds.sh --baseline PATH [--cli PATH] [SECONDS] [--rounds N]
 #   --baseline  the previous build's healthrecords executable
 #   --cli       the current one (default .build/release/healthrecords)
-#   SECONDS     length of each wrk run (default 15)
+#   SECONDS     time each fhir-wrk endpoint gets, over its rounds, and each load test (default 15)
 #   --rounds    how many times each pair runs (default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,7 +8,7 @@
 # whether issue 15's target holds (≥ 1/4 of /healthz's requests/s, p99 ≤ 20 ms). Fails when any
 # response is not 2xx or wrk reports socket errors.
 # Usage (from anywhere): Benchmarks/fhir-wrk.sh [SECONDS] [--cli PATH] [--connections N] [--engine sqlite|postgres] [--rounds N]
-#   SECONDS      time given to each endpoint (default 30)
+#   SECONDS      time given to each endpoint (default 30; rounded up to a whole number of rounds)
 #   --rounds     the endpoints take turns in N rounds of SECONDS/N each (default 3), and each
 #                endpoint's figure is its rounds together (p50/p99 over all their latencies): this
 #                machine's speed drifts within a minute, and the ratios should not carry that drift
@@ -32,6 +32,7 @@ while [ $# -gt 0 ]; do
     *) SECONDS_TO_RUN="$1"; shift ;;
   esac
 done
+case "$ROUNDS" in ''|*[!0-9]*|0) echo "error: --rounds must be a whole number of at least 1" >&2; exit 2 ;; esac
 if [ -z "$CLI" ]; then
   CLI=.build/release/healthrecords
   if [ ! -x "$CLI" ]; then
@@ -148,7 +149,7 @@ function done(summary, latency, requests)
 end
 LUA
 
-ROUND_SECONDS=$(( (SECONDS_TO_RUN + ROUNDS - 1) / ROUNDS ))
+ROUND_SECONDS=$(( (SECONDS_TO_RUN + ROUNDS - 1) / ROUNDS ))  # rounded up: each endpoint gets ROUNDS × this
 bench() {  # NAME ROUND PATH TOKEN [DISTINCT]
   echo "== $1, round $2 of $ROUNDS: GET $3 (${ROUND_SECONDS}s, 1 thread, $CONNECTIONS connections)"
   if [ "$2" = 1 ]; then  # warm-up
@@ -192,8 +193,14 @@ for name in ("healthz", "fhir", "distinct"):
         for k in ("requests", "seconds", "errors", "non2xx"):
             total[k] += one[k]
         total["max_ms"] = max(total["max_ms"], one["max_ms"])
-        histograms.append(wrk_latencies.parse(next((l for l in lines if l.startswith("LATENCIES ")), "")))
-    p50, p90, p99 = wrk_latencies.percentiles(histograms, 50, 90, 99)
+        try:
+            histograms.append(wrk_latencies.parse(next((l for l in lines if l.startswith("LATENCIES")), "")))
+        except ValueError as e:
+            sys.exit(f"fhir-wrk FAILED: {name}, round {r}: {e}")
+    try:
+        p50, p90, p99 = wrk_latencies.percentiles(histograms, 50, 90, 99)
+    except ValueError as e:
+        sys.exit(f"fhir-wrk FAILED: {name}: {e}")
     total.update(p50_ms=p50, p90_ms=p90, p99_ms=p99, rps=total["requests"] / max(total["seconds"], 1e-9))
     total["rounds"] = each
     res[name] = total

@@ -269,7 +269,10 @@ def result(process, name):
         sys.exit(f"error: wrk ({name}) printed no result:\n{out}")
     r = {k: float(v) for k, v in (kv.split("=") for kv in line.split()[1:])}
     r["rate"] = r["requests"] / r["seconds"]
-    r["latencies"] = wrk_latencies.parse(next((l for l in out.splitlines() if l.startswith("LATENCIES ")), ""))
+    try:
+        r["latencies"] = wrk_latencies.parse(next((l for l in out.splitlines() if l.startswith("LATENCIES")), ""))
+    except ValueError as e:
+        sys.exit(f"error: wrk ({name}): {e}")
     print(f"  {name}: {r['rate']:,.0f} requests/s, p50 {r['p50_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms"
           + (f"; {int(r['errors'])} socket errors (wrk's 2 s timeout), {int(r['non2xx'])} responses not 2xx" if r["errors"] or r["non2xx"] else ""))
     if r["non2xx"]:
@@ -280,7 +283,10 @@ def result(process, name):
 def merged(rounds, name):
     """One figure for interleaved rounds: requests over their summed time, and p50/p99 of all
     their latencies together (from wrk's recorded values, not an average of percentiles)."""
-    p50, p99 = wrk_latencies.percentiles([r["latencies"] for r in rounds], 50, 99)
+    try:
+        p50, p99 = wrk_latencies.percentiles([r["latencies"] for r in rounds], 50, 99)
+    except ValueError as e:
+        sys.exit(f"error: {name}: {e}")
     m = {"requests": sum(r["requests"] for r in rounds), "seconds": sum(r["seconds"] for r in rounds),
          "errors": sum(r["errors"] for r in rounds), "non2xx": sum(r["non2xx"] for r in rounds),
          "p50_ms": p50, "p99_ms": p99}
@@ -316,6 +322,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=4)
     a = ap.parse_args()
+    if a.rounds < 1 or a.seconds < 1:
+        sys.exit("error: --rounds and --seconds must be at least 1")
     cli, work = os.path.abspath(a.cli), a.work
     many_db = a.postgres
     psql(many_db, "CREATE DATABASE one;")
@@ -372,7 +380,7 @@ def main():
           f"right after {a.people} sign-ins {after_rss / 1024:.1f} MiB; all {a.people} signed in and idle {idle_rss / 1024:.1f} MiB")
     check(per_idle < 64, f"memory per idle signed-in person: {per_idle:.1f} KiB (target < 64 KiB)")
 
-    print(f"== throughput: {SEARCH} with each person's app token ({a.seconds} s each in {a.rounds} alternating rounds, {a.connections} connections)")
+    print(f"== throughput: {SEARCH} with each person's app token ({a.rounds} alternating rounds of {-(-a.seconds // a.rounds)} s each, {a.connections} connections)")
     many = Server(cli, many_db, work, "many", "--max-open-people", str(a.people))
     tokens = [token(many.base, p) for p in people]
     status, body = get(many.base + f"/p/{people[0]['id']}" + SEARCH, tokens[0])
@@ -393,8 +401,8 @@ def main():
     # The two runs alternate in rounds (single, many, single, many, …): this machine's speed
     # drifts by a tenth or more over a minute, and back-to-back runs of 20 s each put that drift
     # into the ratio (the same build gave 0.71 to 0.98).
-    rounds = max(1, a.rounds)
-    seconds = max(1, round(a.seconds / rounds))
+    rounds = a.rounds
+    seconds = -(-a.seconds // rounds)  # each round's, rounded up
     ones, spreads = [], []
     for i in range(rounds):
         first = i == 0

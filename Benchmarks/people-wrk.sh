@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
     *) SECONDS_TO_RUN="$1"; shift ;;
   esac
 done
+case "$ROUNDS" in ''|*[!0-9]*|0) echo "error: --rounds must be a whole number of at least 1" >&2; exit 2 ;; esac
 if [ -z "$CLI" ]; then
   CLI=.build/release/healthrecords
   if [ ! -x "$CLI" ]; then
