@@ -19,7 +19,7 @@ public final class PostgresHealthDatabase: Sendable {
     /// The group commit of every store's log rows on this database.
     let logWriter = SharedLogWriter()
     /// The one clock of every store's log batches on this database.
-    let logTicker = LogFlushTicker()
+    let logTicker: LogFlushTicker
     /// The statement texts that run prepared on the pool's connections.
     let prepared = PreparedStatements()
     /// The dialect of statements that belong to no person: migrations and the schema's bookkeeping.
@@ -28,8 +28,15 @@ public final class PostgresHealthDatabase: Sendable {
     /// Makes a pool for the database at `url`. A command's pool connects at its first use and
     /// closes connections it stops using; a server's (`keepsConnections`) opens all its
     /// connections at once and keeps them (see ``poolOptions(_:keepsConnections:)``).
-    public init(url: PostgresStoreURL, keepsConnections: Bool = false) throws(HealthStoreError) {
+    public convenience init(url: PostgresStoreURL, keepsConnections: Bool = false) throws(HealthStoreError) {
+        try self.init(url: url, keepsConnections: keepsConnections, logDelay: nil)
+    }
+
+    /// Makes a pool whose stores' log batches wait `logDelay` (the usual delay if `nil`) before
+    /// their background flush: a test that watches a reader's flush alone waits longer.
+    package init(url: PostgresStoreURL, keepsConnections: Bool = false, logDelay: Duration?) throws(HealthStoreError) {
         self.url = url
+        logTicker = logDelay.map { LogFlushTicker(delay: $0) } ?? LogFlushTicker()
         var logger = Logger(label: "healthrecords.postgres")
         logger.logLevel = .critical
         self.logger = logger

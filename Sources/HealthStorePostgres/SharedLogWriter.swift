@@ -24,8 +24,13 @@ import Synchronization
 /// a few hundred to a statement (``LogInsert``): at a thousand people each store's batch is
 /// one row, and a statement per row, each a round trip, fell seconds behind the reads it logs.
 /// Each row names its own person, bound from its store; the statement reads nobody's rows.
-/// On Citus such a statement touches several shards; a cluster in the strict mode of
-/// docs/scaling.md commits it all the same (`SharedLogWriterTests` there, 2026-11-30).
+/// Only a store's background flush at a tick sends merged rows, and no request waits on it; a
+/// flush that a request waits for (a person reading their log) sends that person's statements
+/// alone (`flushAudit()`), so no statement on a request path reaches two people. Statements of
+/// one person each cost the many-people benchmark a tenth of its throughput (0.75 of one
+/// person's, against 0.89 merged, in runs on 2026-11-30; with one connection the log fell
+/// 3,449 rows behind). On Citus a merged statement touches several shards; a cluster in the
+/// strict mode of docs/scaling.md commits it all the same (`SharedLogWriterTests` there).
 final class SharedLogWriter: Sendable {
     private struct Waiting: Sendable {
         var statements: [SQLStatement] = []

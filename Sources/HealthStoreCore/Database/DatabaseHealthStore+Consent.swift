@@ -162,11 +162,19 @@ extension DatabaseHealthStore {
     }
 
     /// Writes the waiting audit entries in one transaction (see ``BatchQueue``); on failure they
-    /// wait for the next try.
+    /// wait for the next try. The statements are this person's alone: a caller waiting for the
+    /// log (a person reading it, a command) is on a request path.
     public func flushAudit() async throws {
+        try await flushAudit(merging: false)
+    }
+
+    /// `merging`: the rows may share statements with other stores' rows of the table (PostgreSQL's
+    /// group commit, ``LogInsert/merged(_:)``): only for the background flush at a tick, which no
+    /// request waits on.
+    private func flushAudit(merging: Bool) async throws {
         if let error = await audits.serialized({ [self] in
             do {
-                try await writeAuditBatch()
+                try await writeAuditBatch(merging: merging)
                 return nil
             } catch { return error }
         }) {
@@ -174,7 +182,7 @@ extension DatabaseHealthStore {
         }
     }
 
-    private func writeAuditBatch() async throws {
+    private func writeAuditBatch(merging: Bool) async throws {
         let batch = audits.take()
         guard !batch.isEmpty else { return }
         var rows = LogInsert(dialect, table: "audit_entry", columns: ["app_id", "date", "operation", "data_types", "record_count"])
@@ -187,7 +195,9 @@ extension DatabaseHealthStore {
         let final = rows
         do {
             // Not under the store's write lock: auditing reads must not wait for an import.
-            try await guarded { try await database.logWrite(final) }
+            try await guarded {
+                if merging { try await database.logWrite(final) } else { try await database.logWrite(final.statements()) }
+            }
             audits.written()
         } catch {
             if audits.restore(batch) { scheduleAuditWrite() }
@@ -199,12 +209,12 @@ extension DatabaseHealthStore {
         let wait = audits.wait
         // Stores on a shared database share one clock; a batch retrying after failures waits alone.
         if wait == BatchQueue<AuditEntry>.delay, let ticker = database.logTicker {
-            ticker.schedule { [self] in try? await self.flushAudit() }
+            ticker.schedule { [self] in try? await self.flushAudit(merging: true) }
             return
         }
         Task {
             try? await Task.sleep(for: wait)
-            try? await self.flushAudit()
+            try? await self.flushAudit(merging: true)
         }
     }
 

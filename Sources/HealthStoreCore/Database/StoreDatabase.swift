@@ -71,7 +71,8 @@ package protocol StoreDatabase: Sendable {
     /// group commit over one database).
     func logWrite(_ statements: [SQLStatement]) async throws
     /// Writes log rows as ``logWrite(_:)-([SQLStatement])`` does; an engine may merge several
-    /// stores' rows of a table into one statement.
+    /// stores' rows of a table into one statement, so a store calls it only from a background
+    /// flush that no request waits on (rows a caller waits for go as their own statements).
     func logWrite(_ rows: LogInsert) async throws
     /// The clock that schedules log batches for every store on this database, when stores
     /// share one (PostgreSQL); `nil` when each store schedules its own.

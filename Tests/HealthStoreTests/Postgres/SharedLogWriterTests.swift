@@ -1,6 +1,7 @@
 import Foundation
 import HealthStoreCore
 @testable import HealthStorePostgres
+import Synchronization
 import Testing
 
 /// The group commit of log rows on a shared PostgreSQL database: many people's stores flushing
@@ -56,6 +57,39 @@ struct SharedLogWriterTests {
         for (i, store) in stores.enumerated() {
             let log = try await store.auditEntries(appID: nil)
             #expect(log.map(\.appID) == Array(repeating: "app-\(i)", count: 3) && log.map(\.count) == [0, 1, 2], "person \(i): \(log)")
+        }
+    }
+
+    /// A request that waits for the log (a person reading theirs) flushes its store's rows in
+    /// statements of that person alone, even while other people's rows wait: only the
+    /// background flush at a tick, which no request waits on, merges people's rows.
+    @Test func aReadersFlushWritesItsPersonsRowsAlone() async throws {
+        // A tick an hour away: every flush here is a reader's.
+        let database = try PostgresHealthDatabase(url: try PostgresTestDatabase.url(), logDelay: .seconds(3600))
+        try await database.migrate()
+        let seen = Mutex<[SQLStatement]>([])
+        database.observeStatements { statement in seen.withLock { $0.append(statement) } }
+        let people = (0..<8).map { "reader-\($0)-\(UUID().uuidString.prefix(8))" }
+        var stores: [PostgresHealthStore] = []
+        for p in people { stores.append(try await PostgresHealthStore(database: database, person: p)) }
+        for (i, store) in stores.enumerated() {
+            for n in 0..<3 { try await store.appendAudit(Self.entry("app-\(i)", n)) }
+        }
+        let all = stores
+        let logs = try await withThrowingTaskGroup(of: (Int, [AuditEntry]).self) { group in
+            for (i, store) in all.enumerated() { group.addTask { (i, try await store.auditEntries(appID: nil)) } }
+            return try await group.reduce(into: [Int: [AuditEntry]]()) { $0[$1.0] = $1.1 }
+        }
+        await database.shutdown()
+        for i in people.indices {
+            #expect(logs[i]?.map(\.appID) == Array(repeating: "app-\(i)", count: 3), "person \(i): \(logs[i] ?? [])")
+        }
+        let inserts = seen.withLock { $0 }.filter { $0.text.hasPrefix("INSERT INTO audit_entry") }
+        #expect(!inserts.isEmpty)
+        for insert in inserts {
+            let width = insert.text.split(separator: "(", maxSplits: 2)[1].split(separator: ")")[0].split(separator: ",").count
+            let persons = Set(stride(from: 0, to: insert.values.count, by: width).map { insert.values[$0] })
+            #expect(persons.count == 1, "\(persons.count) people in \(insert.text)")
         }
     }
 
