@@ -27,9 +27,9 @@ import Synchronization
 /// Only a store's background flush at a tick sends merged rows, and no request waits on it; a
 /// flush that a request waits for (a person reading their log) sends that person's statements
 /// alone (`flushAudit()`), so no statement on a request path reaches two people. Statements of
-/// one person each cost the many-people benchmark a tenth of its throughput (0.75 of one
-/// person's, against 0.89 merged, in runs on 2026-11-30; with one connection the log fell
-/// 3,449 rows behind). On Citus a merged statement touches several shards; a cluster in the
+/// one person each, at the tick too, cost the many-people benchmark a tenth of its throughput
+/// (0.75 of one person's on four connections, against 0.82–0.90 merged; on one connection the
+/// log fell 3,449 rows behind). On Citus a merged statement touches several shards; a cluster in the
 /// strict mode of docs/scaling.md commits it all the same (`SharedLogWriterTests` there).
 final class SharedLogWriter: Sendable {
     private struct Waiting: Sendable {
