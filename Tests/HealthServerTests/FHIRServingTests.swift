@@ -113,6 +113,16 @@ import Testing
         #expect(throws: FHIRRequestError.invalidParameter(name: "date", value: "2024-05-32", reason: "is not a FHIR date (2024, 2024-05, 2024-05-01 or 2024-05-01T10:00:00Z)")) {
             try FHIRDateParameter.conditions(name: "date", value: "2024-05-32")
         }
+        // A zone's `+` that arrived as a space (unescaped) is read as `+`, anywhere in the value.
+        let plus = try FHIRDateParameter.conditions(name: "date", value: "ge2024-05-01T10:00:00+02:00")
+        #expect(try FHIRDateParameter.conditions(name: "date", value: "ge2024-05-01T10:00:00 02:00") == plus)
+        #expect(plus == [DateCondition(anyOf: [.startsAtOrAfter(FHIRDate("2024-05-01T08:00:00Z")!.date), .endsAfter(FHIRDate("2024-05-01T08:00:01Z")!.date)])])
+        #expect(throws: FHIRRequestError.self) { try FHIRDateParameter.conditions(name: "date", value: "ge2024-05-01 T10:00:00Z") }
+        for several in ["ge2024,le2025", "2024-05,", ",2024"] {
+            #expect(throws: FHIRRequestError.invalidParameter(name: "date", value: several, reason: "has several values; repeat the parameter instead (each one must hold)")) {
+                try FHIRDateParameter.conditions(name: "date", value: several)
+            }
+        }
     }
 
     @Test func pageTokensOpenOnlyForTheirAppAndUnaltered() throws {

@@ -124,6 +124,24 @@ import TestSupport
                 #expect(page.total == want.count)
             }
         }
+        // Start and end bounds ORed (as `ge`, `le` and `ne` search), with bounds on either side
+        // of every date's edges: the page and its total are the matches.
+        for x in instants {
+            for y in instants.prefix(6) {
+                let cases: [([DateCondition.Bound], (DateInterval) -> Bool)] = [
+                    ([.startsAtOrAfter(x), .endsAfter(y)], { $0.start >= x || $0.end > y }),
+                    ([.endsAtOrBefore(y), .startsBefore(x)], { $0.start < x || $0.end <= y }),
+                    ([.startsBefore(x), .endsAfter(y)], { $0.start < x || $0.end > y }),
+                    ([.endsAfter(y), .startsAtOrAfter(x), .startsBefore(y)], { $0.end > y || $0.start >= x || $0.start < y }),
+                ]
+                for (bounds, expected) in cases {
+                    let query = ResourceQuery(resourceTypes: Set(Self.observations), clinicalDate: [DateCondition(anyOf: bounds)])
+                    let page = try await w.store.resources(query, visible: nil, countingTotal: true)
+                    let want = spans.filter { expected($0.value) }.keys.sorted()
+                    #expect(Self.ids(page).sorted() == want && page.total == want.count, "\(bounds): \(page.total ?? -1)")
+                }
+            }
+        }
         // Conditions AND; bounds of one condition OR.
         let may = FHIRDate("2024-05")!.interval
         let within = try await w.store.resources(
