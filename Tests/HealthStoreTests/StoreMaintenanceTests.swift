@@ -63,6 +63,31 @@ import TestSupport
         }
     }
 
+    /// A thread started from a pool thread carries the pool's name until it names itself, and
+    /// Foundation's `Thread.name` setter can run before `start()` has stored the handle it
+    /// names (then it names nothing): CI once saw the idle thread called "oot.default-qos".
+    @Test func aThreadStartedFromAPoolThreadTakesTheIdleName() {
+        final class Names: Sendable {
+            let seen = Mutex<[String]>([])
+        }
+        let names = Names()
+        // concurrentPerform runs its iterations on the dispatch pool's threads.
+        DispatchQueue.concurrentPerform(iterations: 200) { _ in
+            let done = DispatchSemaphore(value: 0)
+            let thread = Thread {
+                IdleWork.nameCurrentThread(IdleWork.threadName)
+                names.seen.withLock { $0.append(Thread.current.name ?? "") }
+                done.signal()
+            }
+            thread.start()
+            done.wait()
+        }
+        let seen = names.seen.withLock { $0 }
+        #expect(seen.count == 200)
+        // With Foundation's setter in its place, 200 threads showed the pool's name in 2 runs of 3.
+        #expect(seen.filter { $0 != IdleWork.threadName } == [])
+    }
+
     /// A commit that leaves a long log does not copy it into the file itself; the copy happens
     /// once the writes pause, while the store stays open, and every record reads back.
     @Test func aLongLogIsMovedIntoTheFileOnceTheWritesPause() async throws {

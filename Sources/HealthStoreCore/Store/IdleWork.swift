@@ -17,6 +17,19 @@ public enum IdleWork {
 
     private static let worker = Worker()
 
+    /// Names the calling thread as `ps`, `top` and `perf` show it (Linux: at most 15 bytes).
+    static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        let fd = open("/proc/thread-self/comm", O_WRONLY)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = write(fd, bytes, bytes.count)
+        #else
+        Thread.current.name = name
+        #endif
+    }
+
     /// Queues `job`; `false` when the backlog is full (the job was not taken).
     @discardableResult
     public static func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool { worker.take(job) }
@@ -60,8 +73,10 @@ public enum IdleWork {
         }
 
         private func run() {
-            // Threads start with their creator's name; set on the thread itself, it reaches the OS.
-            Thread.current.name = IdleWork.threadName
+            // Threads start with their creator's name. Foundation's `Thread.name` setter names
+            // the OS thread only once `start()` has stored its handle, which races with this
+            // line (the creator was seen keeping its name), so the name is written here directly.
+            IdleWork.nameCurrentThread(IdleWork.threadName)
             #if os(Linux)
             var param = sched_param()
             // SCHED_IDLE (5; Glibc's module leaves the GNU-only name out).
@@ -83,5 +98,7 @@ public enum IdleWork {
                 condition.unlock()
             }
         }
+
+        /// Names the calling thread as `ps`, `top` and `perf` show it (Linux: at most 15 bytes).
     }
 }
