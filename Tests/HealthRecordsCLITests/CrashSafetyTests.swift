@@ -63,7 +63,10 @@ import TestSupport
             let dir = TemporaryDirectory()
             let store = dir.path("store.sqlite")
             let p = try startImport(store, inputs)
-            usleep(useconds_t(Double.random(in: 0.05...max(0.1, duration * 0.9)) * 1_000_000))
+            // Kill points spread evenly over the clean run's time, so the early ones land
+            // mid-import even when the clean run (cold caches) was slower than these.
+            let fraction = Double(round + 1) / Double(Self.rounds + 1)
+            usleep(useconds_t(max(0.1, duration * 0.9 * fraction) * 1_000_000))
             p.send(SIGKILL)
             wait(p)
             guard FileManager.default.fileExists(atPath: store) else { continue }

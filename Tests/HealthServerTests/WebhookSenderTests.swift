@@ -59,7 +59,11 @@ import Testing
         }
         try await Application(router: router).test(.live) { receiver in
             let port = try #require(receiver.port)
-            let w = try await ServerWorld(.sqlite, resolver: TableResolver(table: ["hook.test": "127.0.0.1"]), defaultWebhookSender: true)
+            // The world's 2 s delivery timeout suits its recording sender; a real POST to a real
+            // receiver on a busy machine may take longer, and a retry would deliver twice.
+            let w = try await ServerWorld(
+                .sqlite, configure: { $0.webhooks.timeout = .seconds(30) },
+                resolver: TableResolver(table: ["hook.test": "127.0.0.1"]), defaultWebhookSender: true)
             let creds = try await w.register([.clinical(.labResult)])
             try await w.consent.decide(appID: creds.appID, AuthorizationDecision(allow: [.clinical(.labResult)], newData: .share))
             try await w.test { client in
@@ -67,7 +71,7 @@ import Testing
                 let created = try await client.call(.post, "/webhooks", token: token, json: #"{"url":"http://hook.test:\#(port)/hook"}"#)
                 #expect(created.status == .created)
                 try await w.importResources([Fixtures.record(.labResult, id: "l1")])
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(60)
                 while received.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             }
             let deliveries = received.withLock { $0 }

@@ -5,6 +5,7 @@ import HealthImport
 import HealthStoreCore
 import HealthStoreSQLite
 import Testing
+import Synchronization
 import TestSupport
 
 @Suite struct AnchoredQueryTests {
@@ -112,25 +113,33 @@ import TestSupport
 }
 
 @Suite struct ConcurrencyTests {
-    /// A producer that holds the write transaction open for a while.
-    final class SlowProducer: ResourceProducer, @unchecked Sendable {
+    /// A producer that holds the write transaction open until the test releases it: it is
+    /// pulled only once `BEGIN IMMEDIATE` holds the lock, and says so.
+    final class HoldingProducer: ResourceProducer, @unchecked Sendable {
         var done = false
+        let started = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
         func next() throws -> ClassifiedResource? {
             if done { return nil }
             done = true
-            Thread.sleep(forTimeInterval: 1.5)
+            started.withLock { $0 = true }
+            _ = release.wait(timeout: .now() + 60)
             return try RecordBuilder().classify(try FHIRResource(data: Data(Make.observation("slow").utf8)))
         }
     }
 
+    /// The lock is held for as long as the test needs (not a fixed time a busy machine could
+    /// outlast), and the second writer starts only once it is held.
     @Test func aSecondWriterGetsStoreBusyAfterItsTimeout() async throws {
         let f = try await StoreFixture()
         let second = try await SQLiteHealthStore(path: f.dir.path("store.sqlite"), busyTimeout: 0.2)
-        let slow = Task { try await f.store.importResources(source: RecordSource(identifier: "a"), from: SlowProducer()) }
-        try await Task.sleep(for: .milliseconds(300))
+        let producer = HoldingProducer()
+        let slow = Task { try await f.store.importResources(source: RecordSource(identifier: "a"), from: producer) }
+        while !producer.started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         await #expect(throws: HealthStoreError.storeBusy(path: f.dir.path("store.sqlite"))) {
             try await second.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
         }
+        producer.release.signal()
         #expect(try await slow.value.inserted == 1)
     }
 }

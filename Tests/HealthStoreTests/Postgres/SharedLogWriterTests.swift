@@ -98,7 +98,8 @@ struct SharedLogWriterTests {
     /// transaction, not twenty (a third if the machine was slow to start them).
     @Test func batchesComingDuringThePauseShareOneTransaction() async throws {
         let database = try PostgresTestDatabase.shared()
-        let writer = SharedLogWriter(gather: .seconds(1))
+        // A pause long enough for twenty tasks to start on a busy machine.
+        let writer = SharedLogWriter(gather: .seconds(2))
         let statement = SQLStatement(PostgresHealthDatabase.unscoped, "SELECT 1")
         try await writer.write([statement], on: database, lockTimeout: .seconds(5))
         #expect(writer.transactions == 1)
