@@ -46,7 +46,9 @@ import TestSupport
 
         // Removal asks; a wrong answer removes nothing.
         let refused = try cli.run(["people", "remove", anaID] + at, stdin: Data("no\n".utf8))
-        #expect(refused.status == 1 && refused.stderr.contains("not removed"))
+        #expect(refused.status == 1 && refused.stderr.contains("not removed: the answer was not \(anaID)"), "\(refused.stderr)")
+        let unanswered = try cli.run(["people", "remove", anaID] + at, stdin: Data())
+        #expect(unanswered.status == 1 && unanswered.stderr.contains("no answer on standard input"), "\(unanswered.stderr)")
         #expect(try json(try cli.run(["records", "--person", anaID, "--json"] + at)).arrayValue?.count == 1)
         let removed = try cli.run(["people", "remove", anaID] + at, stdin: Data("\(anaID)\n".utf8))
         #expect(removed.status == 0, "\(removed.stderr)")

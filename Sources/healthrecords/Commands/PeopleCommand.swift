@@ -103,7 +103,12 @@ struct PeopleRemoveCommand: AsyncParsableCommand {
         guard let entry = try await registry.entry(id: id) else { throw CommandFailure.failed("no person \(id) here (see `healthrecords people list`)") }
         if !yes {
             FileHandle.standardError.write(Data("This removes \(entry.name) (\(entry.id)) and every record of theirs. Type \(entry.id) to confirm: ".utf8))
-            guard readLine()?.trimmingCharacters(in: .whitespaces) == entry.id else { throw CommandFailure.failed("not removed") }
+            guard let answer = readLine() else {
+                throw CommandFailure.failed("not removed: no answer on standard input (--yes removes without asking)")
+            }
+            guard answer.trimmingCharacters(in: .whitespaces) == entry.id else {
+                throw CommandFailure.failed("not removed: the answer was not \(entry.id); nothing changed")
+            }
         }
         guard try await registry.remove(id: id) else { throw CommandFailure.failed("no person \(id) here") }
         print("removed \(entry.name) (\(entry.id)) and their records")
