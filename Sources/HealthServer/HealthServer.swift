@@ -181,7 +181,9 @@ public struct HealthServer: Sendable {
             store: store, clock: store.clock, consent: consent, person: person, pages: pages, address: address, shared: authorization.shared?.endpoints,
             codePrefix: authorization.tokens.prefix
         ).register(on: router, signedIn: signedIn)
-        RegistrationRoutes(consent: consent, address: address, pages: pages).register(on: signedIn)
+        // Registering an app is the person's: a proxy's app (its redirect URIs, its secret) would
+        // keep reading after their role ended.
+        RegistrationRoutes(consent: consent, address: address, pages: pages).register(on: personOnly)
         ProviderRoutes(store: store, sync: providerSync, address: address, pages: pages, allowLoopback: configuration.allowLoopbackProviders)
             .register(on: signedIn)
         ExportRoutes(store: store).register(on: signedIn)

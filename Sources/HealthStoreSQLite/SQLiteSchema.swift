@@ -32,7 +32,7 @@ import HealthStoreCore
 /// `docs/storage.md` lists every column, in clear or sealed, and why.
 enum SQLiteSchema {
     /// The name of the last migration this version knows.
-    static let latestMigration = "v17-category-search-indexes"
+    static var latestMigration: String { migrations.last!.name }
 
     /// A named step of the schema; applied once, in order, recorded in `grdb_migrations` (the
     /// table GRDB's migrator kept, so stores made before this engine stopped using GRDB open).
@@ -484,6 +484,11 @@ enum SQLiteSchema {
                 CREATE INDEX resource_by_category_clinical
                     ON resource(category, resource_type, substr(fhir_version, 1, 4), clinical_date, added_anchor, clinical_date_text, added_date, fhir_version);
                 """)
+        })
+        m.append(Migration(name: "v18-link-makers") { db in
+            // Which proxy made a link (a keyed digest of their id, never the id): ending the
+            // proxy's arrangement revokes the links they made.
+            try db.execute("ALTER TABLE hosted_link ADD COLUMN made_by BLOB")
         })
         return m
     }

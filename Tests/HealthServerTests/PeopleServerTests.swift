@@ -493,7 +493,101 @@ final class PeopleWorld: Sendable {
             #expect(!(try await client.page("/household", cookie: ana).html.contains("Act for Ben")))
         }
     }
+
+    /// What a proxy could take with them: an app they register (its secret and redirect URIs
+    /// would keep reading), links they make or copy (their URLs outlast any session). A proxy
+    /// registers no app and sees a link's text only when making it, and ending the role, from
+    /// either side, revokes the links they made and nothing of the person's own. The consent
+    /// page a proxy opens (outside the signed-in group) is in the person's log, and household
+    /// routes given an id nobody has make no store.
+    @Test(arguments: ServerEngine.plain)
+    func whatAProxyMadeEndsWithTheirRole(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine)
+        try await w.importResources(w.ben, [Fixtures.patient, Fixtures.record(.condition, id: "c1", text: "Gout")])
+        let benApp = try await w.allowedApp(w.ben, [.clinical(.labResult)])
+        let benStore = try await w.store(w.ben)
+        @Sendable func active() async throws -> Set<String> { Set(try await benStore.hostedLinks(includeEnded: false).map(\.handle)) }
+        try await w.test { client in
+            let ana = try await w.signIn(client, w.ana)
+            let ben = try await w.signIn(client, w.ben)
+            let anaValue = String(ana.dropFirst("__Host-hr_session=".count))
+            func makeProxy() async throws -> String {
+                let benCSRF = try await client.page("/household", cookie: ben).csrf
+                var r = try await client.call(.post, "/household/proxies", form: "csrf=\(formEncoded(benCSRF))&person=\(w.ana)", cookie: ben)
+                #expect(r.status == .seeOther)
+                let csrf = try await client.page("/household", cookie: ana).csrf
+                r = try await client.call(.post, "/act-for", form: "csrf=\(formEncoded(csrf))&person=\(w.ben)", cookie: ana)
+                let acting = try #require(Self.setCookie(r, "__Host-hr_session"))
+                return "__Host-hr_session=\(acting); __Host-hr_home=\(anaValue)"
+            }
+            func makeLink(_ cookie: String, label: String) async throws -> String {
+                let csrf = try await client.page("/links/new", cookie: cookie).csrf
+                let before = try await active()
+                let form = LinkPagesTests.form([("csrf", csrf), ("what", "summary"), ("lifetime", "86400"), ("longTerm", "1"), ("label", label)])
+                let r = try await client.call(.post, "/links", form: form, cookie: cookie)
+                #expect(r.status == .ok && r.text.contains("/view#shlink:/"), "\(r.status)")
+                return try #require(try await active().subtracting(before).first)
+            }
+            let bensOwn = try await makeLink(ben, label: "Ben's own")
+            let proxy = try await makeProxy()
+
+            // No app registration for a proxy, on the page or by its form.
+            #expect(try await client.call(.get, "/apps/register", cookie: proxy).status == .forbidden)
+            let proxyCSRF = try await client.page("/", cookie: proxy).csrf
+            let registration = LinkPagesTests.form([
+                ("csrf", proxyCSRF), ("name", "Mine"), ("purpose", "Keeps a copy"), ("privacyUrl", "https://evil.example/privacy"),
+                ("redirectUris", "https://evil.example/cb"), ("clientType", "confidential-symmetric"),
+            ])
+            var r = try await client.call(.post, "/apps/register", form: registration, cookie: proxy)
+            #expect(r.status == .forbidden && !r.text.contains("client secret"))
+            #expect(!(try await benStore.apps().contains { $0.registration.name == "Mine" }))
+
+            // A link the proxy makes shows its text once; Ben's long-term link never does to them.
+            let anasLink = try await makeLink(proxy, label: "For the clinic")
+            r = try await client.call(.get, "/links/\(bensOwn)", cookie: proxy)
+            #expect(r.status == .ok && !r.text.contains("/view#shlink:/") && !r.text.contains("<svg"))
+            #expect(try await client.call(.get, "/links/\(bensOwn)", cookie: ben).text.contains("/view#shlink:/"))
+
+            // The consent page a proxy opens is in Ben's log.
+            let authorize = "/p/\(w.ben)/authorize?response_type=code&client_id=\(benApp.appID)&redirect_uri=https%3A%2F%2Fx.example%2F"
+                + "&scope=patient%2FObservation.rs&state=s&aud=\(formEncoded(PeopleWorld.origin + "/p/\(w.ben)/fhir"))"
+                + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
+            r = try await client.call(.get, authorize, cookie: proxy)
+            #expect(r.status == .ok, "\(r.status)")
+            let log = try await client.page("/household", cookie: ben).html
+            #expect(log.contains("· GET /authorize</span>") || log.contains("· GET /p/\(w.ben)/authorize</span>"), "the consent page is not in Ben's log")
+
+            // Ben ends the role: the link Ana made ends with it; his own stays.
+            var benCSRF = try await client.page("/household", cookie: ben).csrf
+            r = try await client.call(.post, "/household/proxies/\(w.ana)/remove", form: "csrf=\(formEncoded(benCSRF))", cookie: ben)
+            #expect(r.status == .seeOther)
+            #expect(try await active() == [bensOwn])
+            #expect(try await benStore.hostedLink(handle: anasLink)?.revoked != nil)
+
+            // Again, and this time Ana steps down herself: the same.
+            let again = try await makeProxy()
+            let second = try await makeLink(again, label: "Second")
+            let anaCSRF = try await client.page("/household", cookie: ana).csrf
+            r = try await client.call(.post, "/household/represented/\(w.ben)/remove", form: "csrf=\(formEncoded(anaCSRF))", cookie: ana)
+            #expect(r.status == .seeOther)
+            #expect(try await active() == [bensOwn])
+            #expect(try await benStore.hostedLink(handle: second)?.revoked != nil)
+
+            // Ids nobody has, in the household routes' paths: no store is made for them.
+            let nobody = "p-0000000000000000"
+            r = try await client.call(.post, "/household/represented/\(nobody)/remove", form: "csrf=\(formEncoded(anaCSRF))", cookie: ana)
+            #expect(r.status == .seeOther)
+            benCSRF = try await client.page("/household", cookie: ben).csrf
+            r = try await client.call(.post, "/household/proxies/\(nobody)/remove", form: "csrf=\(formEncoded(benCSRF))", cookie: ben)
+            #expect(r.status == .seeOther)
+            #expect(try await w.registry.entry(id: nobody) == nil)
+            if !engine.name.hasPrefix("postgres") {
+                #expect(!FileManager.default.fileExists(atPath: w.dir.path("people/\(nobody).sqlite")))
+            }
+        }
+    }
 }
+
 
 /// Ids and links of a FHIR searchset.
 enum FHIRAnswerIDs {

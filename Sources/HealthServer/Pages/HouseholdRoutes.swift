@@ -8,10 +8,12 @@ import Hummingbird
 /// changes it, never a proxy.
 ///
 /// Adding a proxy writes the arrangement in this person's store (the row every switch checks)
-/// and a copy in the proxy's (so their page can offer the switch); removing one deletes both and
-/// ends every session the proxy holds here at once.
+/// and a copy in the proxy's (so their page can offer the switch); ending it, from either side,
+/// deletes both, ends every session the proxy holds here at once and revokes the links they
+/// made (the apps they approved stay approved: those are the person's apps, and a proxy cannot
+/// register one).
 struct HouseholdRoutes {
-    let store: any HouseholdStorage & CredentialStorage
+    let store: any HouseholdStorage & CredentialStorage & HostedLinkStorage
     let person: PersonAccess
     let household: Household?
     let personID: String?
@@ -32,7 +34,7 @@ struct HouseholdRoutes {
             let now = clock.now
             try await store.saveHouseholdMember(HouseholdMember(id: id, name: name, role: .proxy, since: now))
             let own = try await household.name(personID) ?? personID
-            try await household.storage(id).saveHouseholdMember(HouseholdMember(id: personID, name: own, role: .represented, since: now))
+            try await household.storage(id)?.saveHouseholdMember(HouseholdMember(id: personID, name: own, role: .represented, since: now))
             return PageRenderer.redirect("/household")
         }
         pages.post(personOnly, "/household/proxies/{id}/remove") { _, context -> Response in
@@ -43,11 +45,13 @@ struct HouseholdRoutes {
         pages.post(personOnly, "/household/represented/{id}/remove") { _, context -> Response in
             guard let id = context.parameters.get("id"), PersonEntry.isValidID(id), let household, let personID else { return pages.notFound(context) }
             // Stepping down as someone's proxy: their record of it goes, and with it any session
-            // this person holds in their store.
+            // this person holds in their store and the links they made there.
             _ = try await store.removeHouseholdMember(id: id, role: .represented)
-            let theirs = try await household.storage(id)
-            _ = try await theirs.removeHouseholdMember(id: personID, role: .proxy)
-            if let credentials = theirs as? any CredentialStorage { _ = try await credentials.deleteCredentials(family: PersonSessions.proxyFamily(personID)) }
+            if let theirs = try await household.storage(id) {
+                _ = try await theirs.removeHouseholdMember(id: personID, role: .proxy)
+                _ = try await theirs.deleteCredentials(family: PersonSessions.proxyFamily(personID))
+                _ = try await theirs.revokeHostedLinks(madeBy: personID, at: clock.now)
+            }
             return PageRenderer.redirect("/household")
         }
     }
@@ -56,7 +60,9 @@ struct HouseholdRoutes {
     private func end(proxy id: String, of personID: String?) async throws {
         _ = try await store.removeHouseholdMember(id: id, role: .proxy)
         _ = try await store.deleteCredentials(family: PersonSessions.proxyFamily(id))
-        if let household, let personID { _ = try await household.storage(id).removeHouseholdMember(id: personID, role: .represented) }
+        _ = try await store.revokeHostedLinks(madeBy: id, at: clock.now)
+        // The proxy may have been removed from the server since: then there is no copy to delete.
+        if let household, let personID { _ = try await household.storage(id)?.removeHouseholdMember(id: personID, role: .represented) }
     }
 
     private func page(_ context: HealthRequestContext, error: String?, status: HTTPResponse.Status = .ok) async throws -> Response {

@@ -52,7 +52,7 @@ struct LinkPageRoutes {
             let options = LinkOptions(
                 expires: now.addingTimeInterval(TimeInterval(lifetime)), passcode: passcode,
                 attempts: Int(form["attempts"] ?? "") ?? LinkPasscode.defaultAttempts, longTerm: form["longTerm"] == "1" && !content.checkIn,
-                label: label, kdf: passcodeCost)
+                label: label, kdf: passcodeCost, madeBy: context.session?.proxy?.id)
             let published: PublishedLink
             do { published = try await LinkPublisher(store: store, baseURL: address.baseURL).publish(content, options: options, now: now) } catch {
                 return try await newLinkPage(context, error: Self.words(error as? HostedLinkError ?? .store("\(error)")), status: .badRequest)
@@ -68,7 +68,10 @@ struct LinkPageRoutes {
             let now = store.clock.now
             let log = try await store.linkAccessLog(handle: link.handle, newestFirst: 100)
             var viewerLink: String?
-            if link.state(at: now) == .active, let sealed = try await store.longTermSecret(handle: link.handle), let secret = try? LongTermSecret(data: sealed),
+            // Shown again to the person only: a proxy sees a link's text once, when they make it
+            // (and their links end with their role), so none outlasts it in their hands.
+            if context.session?.proxy == nil, link.state(at: now) == .active, let sealed = try await store.longTermSecret(handle: link.handle),
+                let secret = try? LongTermSecret(data: sealed),
                 let payload = try? SHLinkPayload(link: secret.link)
             {
                 viewerLink = payload.link(viewer: viewer)

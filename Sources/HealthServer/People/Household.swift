@@ -6,6 +6,8 @@ import HealthStoreCore
 struct Household: Sendable {
     /// The operator's name of a person of this server; `nil` when there is none.
     let name: @Sendable (String) async throws -> String?
-    /// Another person's household arrangements.
-    let storage: @Sendable (String) async throws -> any HouseholdStorage
+    /// Another person's store, for their household arrangements and what ending one ends;
+    /// `nil` when the operator's list has nobody with that id (an id from a form or a path must
+    /// never make a store).
+    let storage: @Sendable (String) async throws -> (any HouseholdStorage & CredentialStorage & HostedLinkStorage)?
 }

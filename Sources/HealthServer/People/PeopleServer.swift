@@ -103,7 +103,10 @@ public struct PeopleServer: Sendable {
             let personLogger = named
             let household = Household(
                 name: { try await registry.entry(id: $0)?.name },
-                storage: { try await registry.openStore(id: $0, credentials: credentials, clock: clock) })
+                storage: { id in
+                    guard try await registry.entry(id: id) != nil else { return nil }
+                    return try await registry.openStore(id: id, credentials: credentials, clock: clock)
+                })
             let server = try await HealthServer(
                 store: store, configuration: own, logger: personLogger, webhookSender: sender, resolver: resolver, renderer: renderer, failures: failures,
                 household: household, turns: turns, shared: shared, deadlines: deadlines)

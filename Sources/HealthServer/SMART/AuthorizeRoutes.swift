@@ -72,6 +72,13 @@ struct AuthorizeRoutes {
         // The person signs in first, then comes back to this very request.
         let again = Self.path(fields)
         guard let session = await person.session(request) else { return Self.signInFirst(fields) }
+        if let proxy = session.proxy {
+            // This route is outside the signed-in group (a signed-out browser is sent to sign in
+            // and back), so what the group's middleware records for a proxy is recorded here:
+            // the consent page shows the person's records.
+            try await store.recordProxyAction(
+                ProxyAction(actorID: proxy.id, actorName: proxy.name, action: request.method.rawValue + " " + request.uri.path, date: clock.now))
+        }
         let id = SecretToken.make()
         _ = try await store.insertCredential(
             StoredCredential(

@@ -20,12 +20,16 @@ public struct LinkOptions: Sendable {
     public var label: String?
     /// The passcode hash's cost (tests make it cheap).
     public var kdf: KDFParameters
+    /// The proxy making the link for the person (their person id): the link ends when their
+    /// role does. `nil` when the person makes it.
+    public var madeBy: String?
 
     public init(
         expires: Date, passcode: String? = nil, attempts: Int = LinkPasscode.defaultAttempts, longTerm: Bool = false, direct: Bool? = nil,
-        label: String? = nil, kdf: KDFParameters = .standard
+        label: String? = nil, kdf: KDFParameters = .standard, madeBy: String? = nil
     ) {
         (self.expires, self.passcode, self.attempts, self.longTerm, self.direct, self.label, self.kdf) = (expires, passcode, attempts, longTerm, direct, label, kdf)
+        self.madeBy = madeBy
     }
 }
 
@@ -139,7 +143,8 @@ public struct LinkPublisher: Sendable {
             passcodeFailures: 0, files: infos)
         let secret = options.longTerm ? LongTermSecret(key: key, link: payload.link).data : nil
         do {
-            try await store.insertHostedLink(NewHostedLink(link: link, lookupDigest: Self.lookupDigest(id), passcode: stored, longTermSecret: secret, jwes: jwes))
+            try await store.insertHostedLink(NewHostedLink(
+                link: link, lookupDigest: Self.lookupDigest(id), passcode: stored, longTermSecret: secret, jwes: jwes, madeBy: options.madeBy))
         } catch {
             throw .store("\(error)")
         }

@@ -22,12 +22,12 @@ extension DatabaseHealthStore {
         if link.passcode != (new.passcode != nil) { throw HealthStoreError.invalidArgument("a passcode hash goes with flag P, and only with it") }
         let details = try JSONEncoder().encode(LinkDetails(label: link.label, content: link.content))
         var q = sql("INSERT INTO hosted_link (")
-        q += q.personColumn + "handle, lookup_digest, long_term, passcode, direct, created, expires, details, content_anchor, secret, passcode_hash, passcode_limit"
+        q += q.personColumn + "handle, lookup_digest, long_term, passcode, direct, created, expires, details, content_anchor, secret, passcode_hash, passcode_limit, made_by"
         q += ") VALUES (" + q.personValue + q.bind(link.handle) + ", " + q.bind(new.lookupDigest) + ", " + q.bind(Int64(link.longTerm ? 1 : 0)) + ", "
         q += q.bind(Int64(link.passcode ? 1 : 0)) + ", " + q.bind(Int64(link.direct ? 1 : 0)) + ", " + q.bind(link.created.timeIntervalSince1970) + ", "
         q += q.bind(link.expires.timeIntervalSince1970) + ", " + q.bind(try sealer.seal(details)) + ", " + q.bind(link.contentAnchor) + ", "
         q += q.bind(try new.longTermSecret.map(sealer.seal)) + ", " + q.bind(try new.passcode.map { try sealer.seal($0.stored) }) + ", "
-        q += q.bind(Int64(link.passcodeLimit)) + ") ON CONFLICT DO NOTHING RETURNING handle"
+        q += q.bind(Int64(link.passcodeLimit)) + ", " + q.bind(new.madeBy.map(linkMaker)) + ") ON CONFLICT DO NOTHING RETURNING handle"
         var files: [SQLStatement] = []
         for (ordinal, jwe) in new.jwes.enumerated() {
             let info = link.files.first { $0.ordinal == ordinal }
@@ -210,6 +210,19 @@ extension DatabaseHealthStore {
         }
         return outcome
     }
+
+    public func revokeHostedLinks(madeBy maker: String, at date: Date) async throws -> Int {
+        var find = sql("SELECT handle FROM hosted_link WHERE ")
+        find += find.scope() + " AND made_by = " + find.bind(linkMaker(maker)) + " AND revoked IS NULL AND ended = 0"
+        let f = find
+        let handles = try await read { session in try await session.rows(f).map { try $0.string(0) } }
+        var revoked = 0
+        for handle in handles where try await revokeHostedLink(handle: handle, at: date) == .revoked { revoked += 1 }
+        return revoked
+    }
+
+    /// What `made_by` holds for a proxy: a keyed digest, so the column names nobody.
+    private func linkMaker(_ personID: String) -> Data { sealer.identityKey(["link-maker", personID]) }
 
     public func endExpiredHostedLinks(at date: Date) async throws -> Int {
         var find = sql("SELECT handle FROM hosted_link WHERE ")

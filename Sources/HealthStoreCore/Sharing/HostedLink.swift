@@ -158,9 +158,13 @@ public struct NewHostedLink: Sendable {
     public var longTermSecret: Data?
     /// The files' JWEs, by ordinal.
     public var jwes: [Data]
+    /// The proxy who made the link for the person (their person id), or `nil` when the person
+    /// made it: ``HostedLinkStorage/revokeHostedLinks(madeBy:at:)`` ends a proxy's links.
+    public var madeBy: String?
 
-    public init(link: HostedLink, lookupDigest: Data, passcode: LinkPasscode?, longTermSecret: Data?, jwes: [Data]) {
+    public init(link: HostedLink, lookupDigest: Data, passcode: LinkPasscode?, longTermSecret: Data?, jwes: [Data], madeBy: String? = nil) {
         (self.link, self.lookupDigest, self.passcode, self.longTermSecret, self.jwes) = (link, lookupDigest, passcode, longTermSecret, jwes)
+        self.madeBy = madeBy
     }
 }
 

@@ -38,6 +38,9 @@ public protocol HostedLinkStorage: Sendable {
     /// Revokes a link now: its files, key, passcode hash and locations are deleted; the row and
     /// its log stay.
     func revokeHostedLink(handle: String, at date: Date) async throws -> LinkRevocation
+    /// Revokes, as ``revokeHostedLink(handle:at:)`` does, every link still active that the proxy
+    /// `madeBy` (a person id) made; returns how many. What a proxy shared ends with their role.
+    func revokeHostedLinks(madeBy: String, at date: Date) async throws -> Int
     /// Wipes links past their expiry as a revoke does, and deletes dead locations; returns how
     /// many links ended.
     func endExpiredHostedLinks(at date: Date) async throws -> Int

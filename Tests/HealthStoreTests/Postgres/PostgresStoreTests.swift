@@ -65,7 +65,7 @@ struct PostgresStoreTests {
             try await first.migrate()
             try await first.migrate()
             let applied = try await first.appliedMigrations()
-            #expect(applied == ["v1-records", "v2-samples", "v3-verifiable-records", "v4-consent", "v5-store-key", "v6-consent-categories", "v7-credentials", "v8-category-release-index", "v9-providers", "v10-tombstones-by-source", "v11-category-clinical-date-index", "v12-hosted-links", "v13-history-windows", "v14-passkeys", "v15-person-names", "v16-server-settings", "v17-household", "v18-app-catalogue", "v19-category-search-indexes"])
+            #expect(applied == ["v1-records", "v2-samples", "v3-verifiable-records", "v4-consent", "v5-store-key", "v6-consent-categories", "v7-credentials", "v8-category-release-index", "v9-providers", "v10-tombstones-by-source", "v11-category-clinical-date-index", "v12-hosted-links", "v13-history-windows", "v14-passkeys", "v15-person-names", "v16-server-settings", "v17-household", "v18-app-catalogue", "v19-category-search-indexes", "v20-link-makers"])
             // Another process (another pool) finds the schema in place and applies nothing.
             let second = try PostgresHealthDatabase(url: url)
             try await second.migrate()
