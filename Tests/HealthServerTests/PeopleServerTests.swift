@@ -531,8 +531,11 @@ final class PeopleWorld: Sendable {
             let bensOwn = try await makeLink(ben, label: "Ben's own")
             let proxy = try await makeProxy()
 
-            // No app registration for a proxy, on the page or by its form.
+            // No app registration for a proxy, on the page or by its form; the apps page offers none.
             #expect(try await client.call(.get, "/apps/register", cookie: proxy).status == .forbidden)
+            let apps = try await client.call(.get, "/apps", cookie: proxy)
+            #expect(apps.status == .ok && apps.text.contains("Tracker") && !apps.text.contains("/apps/register"))
+            #expect(try await client.call(.get, "/apps", cookie: ben).text.contains("/apps/register"))
             let proxyCSRF = try await client.page("/", cookie: proxy).csrf
             let registration = LinkPagesTests.form([
                 ("csrf", proxyCSRF), ("name", "Mine"), ("purpose", "Keeps a copy"), ("privacyUrl", "https://evil.example/privacy"),

@@ -76,7 +76,7 @@ struct PersonRoutes {
                     id: app.registration.id, name: app.registration.name, purpose: app.registration.purpose,
                     allowed: grants.filter { $0.decision == .allowed }.count, denied: grants.filter { $0.decision == .denied }.count))
             }
-            return pages.page(context, AppsPage(apps: apps, reviewDue: try await consent.reviewIsDue()))
+            return pages.page(context, AppsPage(apps: apps, reviewDue: try await consent.reviewIsDue(), mayRegister: context.session?.proxy == nil))
         }
         group.get("/apps/{id}") { _, context -> Response in
             guard let id = context.parameters.get("id"), let app = try? await consent.app(id) else { return pages.notFound(context) }

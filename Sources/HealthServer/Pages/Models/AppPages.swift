@@ -18,11 +18,14 @@ struct AppsPage: PageContent {
     let empty: Bool
     /// Whether an app's access review is due.
     let reviewDue: Bool
+    /// Whether the page offers to register an app (never to a proxy: registering is the person's).
+    let mayRegister: Bool
 
-    init(apps: [App], reviewDue: Bool) {
+    init(apps: [App], reviewDue: Bool, mayRegister: Bool) {
         self.apps = apps
         empty = apps.isEmpty
         self.reviewDue = reviewDue
+        self.mayRegister = mayRegister
     }
 }
 
