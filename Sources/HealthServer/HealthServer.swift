@@ -48,6 +48,9 @@ public struct HealthServer: Sendable {
     /// The clock every request's deadline waits on (one for all people of a server).
     let deadlines: RequestDeadlines
 
+    /// Whether an app has a webhook here (they live in this process's memory).
+    var holdsWebhooks: Bool { !appAccess.webhooks.isEmpty }
+
     /// Makes a server over a store, loading the bundled templates.
     ///
     /// - Parameters:

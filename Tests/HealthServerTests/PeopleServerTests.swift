@@ -11,6 +11,7 @@ import HealthStoreSQLite
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import OutboundHTTP
 import SmartHealthLinks
 import TestSupport
 import Testing
@@ -26,7 +27,7 @@ final class PeopleWorld: Sendable {
     let ben: String
     private let time = MovableTime()
 
-    init(_ engine: ServerEngine, maxOpenPeople: Int = 1000) async throws {
+    init(_ engine: ServerEngine, maxOpenPeople: Int = 1000, resolver: any HostResolver = SystemResolver()) async throws {
         let time = self.time
         let clock = HealthClock { time.now }
         if engine.name.hasPrefix("postgres") {
@@ -39,7 +40,7 @@ final class PeopleWorld: Sendable {
         let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, publicBaseURL: Self.origin)
         server = try await PeopleServer(
             registry: registry, credentials: nil, configuration: configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            clock: clock, maxOpenPeople: maxOpenPeople)
+            clock: clock, maxOpenPeople: maxOpenPeople, resolver: resolver)
     }
 
     var now: Date { time.now }
@@ -283,6 +284,40 @@ final class PeopleWorld: Sendable {
             await w.server.closeIdle(.zero)
             #expect(w.server.openPeople == 0)
             #expect(try await client.call(.get, "/", cookie: ana).text.contains("Asthma"))
+        }
+    }
+
+    /// Webhooks live in the server's memory: a person's server holding one is not closed for
+    /// being idle (the app, waiting for notices, makes no requests), and others go first when
+    /// more than the cap are open.
+    @Test(arguments: ServerEngine.plain)
+    func aPersonsServerHoldingAWebhookIsNotClosedForBeingIdle(engine: ServerEngine) async throws {
+        let w = try await PeopleWorld(engine, maxOpenPeople: 2, resolver: TableResolver(table: ["hooks.example": "93.184.216.34"]))
+        let cleo = try await w.registry.add(name: "Cleo").id
+        let benApp = try await w.allowedApp(w.ben, [.clinical(.labResult)])
+        try await w.test { client in
+            var r = try await client.call(.post, "/p/\(w.ben)/token", form: "grant_type=client_credentials&client_id=\(benApp.appID)&client_secret=\(benApp.secret)")
+            let token = try #require(try r.object()["access_token"] as? String)
+            r = try await client.call(.post, "/p/\(w.ben)/webhooks", token: token, json: #"{"url":"https://hooks.example/x","types":["lab-result"]}"#)
+            #expect(r.status == .created, "\(r.status) \(r.text)")
+            let hook = try #require(try r.object()["id"] as? String)
+            await w.server.closeIdle(.zero)
+            #expect(w.server.openPeople == 1)
+            r = try await client.call(.get, "/p/\(w.ben)/webhooks", token: token)
+            #expect(r.text.contains(hook))
+
+            // Over the cap: Ana's server (no webhook) goes, though Ben's was used before hers.
+            _ = try await w.signIn(client, w.ana)
+            #expect(w.server.openPeople == 2)
+            _ = try await w.signIn(client, cleo)
+            #expect(w.server.openPeople == 2)
+            r = try await client.call(.get, "/p/\(w.ben)/webhooks", token: token)
+            #expect(r.text.contains(hook))
+
+            // Without its webhook, Ben's server closes when idle like any other.
+            #expect(try await client.call(.delete, "/p/\(w.ben)/webhooks/\(hook)", token: token).status == .noContent)
+            await w.server.closeIdle(.zero)
+            #expect(w.server.openPeople == 0)
         }
     }
 

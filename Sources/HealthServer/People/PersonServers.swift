@@ -21,7 +21,10 @@ public enum PeopleServerError: Error, Sendable, Equatable, CustomStringConvertib
 /// The people whose stores are open in a server for many, each with the server that serves
 /// them: opened when a request first needs them, closed when idle or when more than
 /// `capacity` are open (least recently used first). Nothing of a person stays in memory once
-/// closed: their sessions, tokens and everything else are in their store.
+/// closed: their sessions, tokens and everything else are in their store — except apps'
+/// webhooks, which live in the server's memory. So a server holding a webhook is never closed
+/// for being idle, and is the last to go when more than `capacity` are open (its webhooks then
+/// end, as at a restart, and the app registers again).
 final class PersonServers: Sendable {
     /// A person's open server: the routes over their store and the background work it runs.
     struct Open: Sendable {
@@ -71,7 +74,7 @@ final class PersonServers: Sendable {
                 let open = try await task.value
                 let evicted: [Open] = slots.withLock { slots in
                     if case .opening = slots[id] { slots[id] = .open(open, lastUsed: .now) }
-                    return Self.overCapacity(&slots, capacity: capacity)
+                    return Self.overCapacity(&slots, capacity: capacity, keeping: id)
                 }
                 for old in evicted { await Self.close(old) }
                 return open
@@ -90,7 +93,7 @@ final class PersonServers: Sendable {
         let idleOnes: [Open] = slots.withLock { slots in
             var closed: [Open] = []
             for (id, slot) in slots {
-                if case .open(let open, let lastUsed) = slot, lastUsed < cutoff {
+                if case .open(let open, let lastUsed) = slot, lastUsed < cutoff, !open.server.holdsWebhooks {
                     closed.append(open)
                     slots[id] = nil
                 }
@@ -132,13 +135,17 @@ final class PersonServers: Sendable {
         for open in all { await Self.close(open) }
     }
 
-    private static func overCapacity(_ slots: inout [String: Slot], capacity: Int) -> [Open] {
+    /// The servers to close so that at most `capacity` stay open, never `kept` (just opened for
+    /// the request at hand).
+    private static func overCapacity(_ slots: inout [String: Slot], capacity: Int, keeping kept: String) -> [Open] {
+        let openCount = slots.values.count { if case .open = $0 { true } else { false } }
+        guard openCount > capacity else { return [] }
         var open = slots.compactMap { id, slot -> (String, Open, ContinuousClock.Instant)? in
-            if case .open(let o, let used) = slot { (id, o, used) } else { nil }
+            if id != kept, case .open(let o, let used) = slot { (id, o, used) } else { nil }
         }
-        guard open.count > capacity else { return [] }
-        open.sort { $0.2 < $1.2 }
-        return open.prefix(open.count - capacity).map { id, o, _ in
+        // Servers without webhooks first, each group least recently used first.
+        open.sort { ($0.1.server.holdsWebhooks ? 1 : 0, $0.2) < ($1.1.server.holdsWebhooks ? 1 : 0, $1.2) }
+        return open.prefix(openCount - capacity).map { id, o, _ in
             slots[id] = nil
             return o
         }

@@ -89,6 +89,10 @@ final class Webhooks: Sendable {
         return registration
     }
 
+    /// Whether any app has a webhook here: they live in this process's memory, so a server for
+    /// many people keeps this person's server open while there is one.
+    var isEmpty: Bool { entries.withLock { $0.isEmpty } }
+
     /// An app's webhooks, oldest first.
     func list(appID: String) -> [WebhookRegistration] {
         entries.withLock { map in map.values.map(\.registration).filter { $0.appID == appID }.sorted { $0.created < $1.created } }
