@@ -439,7 +439,7 @@ enum PostgresSchema {
             CREATE INDEX resource_by_category_page ON resource (person_id, category, id)
                 INCLUDE (resource_type, fhir_version, clinical_date, clinical_date_text, added_date);
             """),
-        // As SQLite's v18-link-makers: the keyed digest of the proxy who made a link.
+        // As SQLite's v18-link-makers: the proxy who made a link, sealed.
         Migration(name: "v20-link-makers", sql: """
             ALTER TABLE hosted_link ADD COLUMN made_by bytea;
             """),

@@ -486,8 +486,8 @@ enum SQLiteSchema {
                 """)
         })
         m.append(Migration(name: "v18-link-makers") { db in
-            // Which proxy made a link (a keyed digest of their id, never the id): ending the
-            // proxy's arrangement revokes the links they made.
+            // Which proxy made a link (their id, sealed like everything that names a person):
+            // ending the proxy's arrangement revokes the links they made.
             try db.execute("ALTER TABLE hosted_link ADD COLUMN made_by BLOB")
         })
         return m

@@ -135,7 +135,14 @@ import TestSupport
         let second = try await SQLiteHealthStore(path: f.dir.path("store.sqlite"), busyTimeout: 0.2)
         let producer = HoldingProducer()
         let slow = Task { try await f.store.importResources(source: RecordSource(identifier: "a"), from: producer) }
-        while !producer.started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        // A minute at most: a writer that never starts fails the test rather than hanging it.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !producer.started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        guard producer.started.withLock({ $0 }) else {
+            producer.release.signal()
+            Issue.record("the first import did not start within a minute")
+            return
+        }
         await #expect(throws: HealthStoreError.storeBusy(path: f.dir.path("store.sqlite"))) {
             try await second.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
         }

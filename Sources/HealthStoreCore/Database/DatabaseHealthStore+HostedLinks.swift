@@ -27,7 +27,7 @@ extension DatabaseHealthStore {
         q += q.bind(Int64(link.passcode ? 1 : 0)) + ", " + q.bind(Int64(link.direct ? 1 : 0)) + ", " + q.bind(link.created.timeIntervalSince1970) + ", "
         q += q.bind(link.expires.timeIntervalSince1970) + ", " + q.bind(try sealer.seal(details)) + ", " + q.bind(link.contentAnchor) + ", "
         q += q.bind(try new.longTermSecret.map(sealer.seal)) + ", " + q.bind(try new.passcode.map { try sealer.seal($0.stored) }) + ", "
-        q += q.bind(Int64(link.passcodeLimit)) + ", " + q.bind(new.madeBy.map(linkMaker)) + ") ON CONFLICT DO NOTHING RETURNING handle"
+        q += q.bind(Int64(link.passcodeLimit)) + ", " + q.bind(try new.madeBy.map { try sealer.seal(Data($0.utf8)) }) + ") ON CONFLICT DO NOTHING RETURNING handle"
         var files: [SQLStatement] = []
         for (ordinal, jwe) in new.jwes.enumerated() {
             let info = link.files.first { $0.ordinal == ordinal }
@@ -212,17 +212,21 @@ extension DatabaseHealthStore {
     }
 
     public func revokeHostedLinks(madeBy maker: String, at date: Date) async throws -> Int {
-        var find = sql("SELECT handle FROM hosted_link WHERE ")
-        find += find.scope() + " AND made_by = " + find.bind(linkMaker(maker)) + " AND revoked IS NULL AND ended = 0"
+        // `made_by` is sealed (it names a person), so the few active links a proxy made are
+        // found by opening it, not by an equality in SQL.
+        var find = sql("SELECT handle, made_by FROM hosted_link WHERE ")
+        find += find.scope() + " AND made_by IS NOT NULL AND revoked IS NULL AND ended = 0"
         let f = find
-        let handles = try await read { session in try await session.rows(f).map { try $0.string(0) } }
+        let sealer = self.sealer
+        let handles = try await read { session in
+            try await session.rows(f).compactMap { row -> String? in
+                try row.openedData(1, sealer) == Data(maker.utf8) ? try row.string(0) : nil
+            }
+        }
         var revoked = 0
         for handle in handles where try await revokeHostedLink(handle: handle, at: date) == .revoked { revoked += 1 }
         return revoked
     }
-
-    /// What `made_by` holds for a proxy: a keyed digest, so the column names nobody.
-    private func linkMaker(_ personID: String) -> Data { sealer.identityKey(["link-maker", personID]) }
 
     public func endExpiredHostedLinks(at date: Date) async throws -> Int {
         var find = sql("SELECT handle FROM hosted_link WHERE ")

@@ -90,10 +90,10 @@ struct Resealer {
             q += q.bind(try reseal(try row.data(1))) + ", checkpoint = " + q.bind(try row.optionalData(2).map(reseal))
             try await update(w, q, key: "id", .text(try row.string(0)))
         }
-        for row in try await rows(w, "SELECT handle, details, secret, passcode_hash FROM hosted_link") {
+        for row in try await rows(w, "SELECT handle, details, secret, passcode_hash, made_by FROM hosted_link") {
             var q = w.sql("UPDATE hosted_link SET details = ")
             q += q.bind(try reseal(try row.data(1))) + ", secret = " + q.bind(try row.optionalData(2).map(reseal))
-            q += ", passcode_hash = " + q.bind(try row.optionalData(3).map(reseal))
+            q += ", passcode_hash = " + q.bind(try row.optionalData(3).map(reseal)) + ", made_by = " + q.bind(try row.optionalData(4).map(reseal))
             try await update(w, q, key: "handle", .text(try row.string(0)))
         }
         for row in try await rows(w, "SELECT token_digest, recipient FROM hosted_link_location") {

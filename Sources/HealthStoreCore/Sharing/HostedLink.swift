@@ -158,8 +158,9 @@ public struct NewHostedLink: Sendable {
     public var longTermSecret: Data?
     /// The files' JWEs, by ordinal.
     public var jwes: [Data]
-    /// The proxy who made the link for the person (their person id), or `nil` when the person
-    /// made it: ``HostedLinkStorage/revokeHostedLinks(madeBy:at:)`` ends a proxy's links.
+    /// The proxy who made the link for the person (their person id, stored sealed), or `nil`
+    /// when the person made it: ``HostedLinkStorage/revokeHostedLinks(madeBy:at:)`` ends a
+    /// proxy's links.
     public var madeBy: String?
 
     public init(link: HostedLink, lookupDigest: Data, passcode: LinkPasscode?, longTermSecret: Data?, jwes: [Data], madeBy: String? = nil) {

@@ -143,6 +143,24 @@ import TestSupport
         #expect(log.map(\.event) == [.badRequest, .file] && log.last?.recipient == "Dr Lee" && log.first?.recipient == nil)
     }
 
+    /// A proxy's links end with their role: only the active links that proxy made, never the
+    /// person's own or another proxy's, and a second call finds nothing left.
+    @Test(arguments: StoreEngine.all)
+    func aProxysLinksAreRevokedAndNoOthers(engine: StoreEngine) async throws {
+        let w = try await ConsentWorld(engine)
+        let now = w.store.clock.now
+        for (handle, maker) in [("a000000000000001", "p-aaaaaaaaaaaaaaaa"), ("a000000000000002", "p-aaaaaaaaaaaaaaaa"), ("b000000000000001", "p-bbbbbbbbbbbbbbbb"), ("c000000000000001", nil)] {
+            try await w.store.insertHostedLink(NewHostedLink(
+                link: Self.link(handle, now: now), lookupDigest: Self.digest(handle), passcode: nil, longTermSecret: nil, jwes: [Data("a".utf8)], madeBy: maker))
+        }
+        #expect(try await w.store.revokeHostedLink(handle: "a000000000000002", at: now) == .revoked)
+        #expect(try await w.store.revokeHostedLinks(madeBy: "p-aaaaaaaaaaaaaaaa", at: now) == 1)
+        #expect(try await w.store.revokeHostedLinks(madeBy: "p-aaaaaaaaaaaaaaaa", at: now) == 0)
+        #expect(try await w.store.revokeHostedLinks(madeBy: "p-cccccccccccccccc", at: now) == 0)
+        #expect(Set(try await w.store.hostedLinks(includeEnded: false).map(\.handle)) == ["b000000000000001", "c000000000000001"])
+        #expect(try await w.store.hostedLink(handle: "a000000000000001")?.state(at: now) == .revoked)
+    }
+
     @Test(arguments: StoreEngine.all)
     func expiredLinksAreWipedAndLongTermFilesAreReplacedOnce(engine: StoreEngine) async throws {
         let w = try await ConsentWorld(engine)
@@ -173,7 +191,8 @@ import TestSupport
             let store = try await SQLiteHealthStore(path: path, clock: HealthClock { now })
             try await store.insertHostedLink(NewHostedLink(
                 link: Self.link("8888888888888888", now: now, longTerm: true, passcode: true, limit: 3), lookupDigest: Self.digest("s"),
-                passcode: try LinkPasscode.make("pass word", kdf: .testing), longTermSecret: Data("the-long-term-secret".utf8), jwes: [Data("a".utf8)]))
+                passcode: try LinkPasscode.make("pass word", kdf: .testing), longTermSecret: Data("the-long-term-secret".utf8), jwes: [Data("a".utf8)],
+                madeBy: "p-0123456789abcdef"))
             try await store.issueLinkLocations([
                 NewLinkLocation(tokenDigest: Self.digest("t"), handle: "8888888888888888", ordinal: 0, expires: now.addingTimeInterval(60), recipient: "Dr Recipient")
             ])
@@ -184,7 +203,9 @@ import TestSupport
         try await SQLiteHealthStore.encrypt(path: path, credentials: .passphrase("pw"), kdf: .testing)
         for file in [path, path + "-wal"] {
             guard let bytes = FileManager.default.contents(atPath: file) else { continue }
-            for secret in ["the-long-term-secret", "Dr Recipient", "For Dr Lee"] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)") }
+            for secret in ["the-long-term-secret", "Dr Recipient", "For Dr Lee", "p-0123456789abcdef"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)")
+            }
         }
         let store = try await SQLiteHealthStore(path: path, clock: HealthClock { now }, credentials: .passphrase("pw"), kdf: .testing)
         #expect(try await store.longTermSecret(handle: "8888888888888888") == Data("the-long-term-secret".utf8))
@@ -193,5 +214,7 @@ import TestSupport
         guard case .reserved(let stored) = try await store.reservePasscodeAttempt(handle: "8888888888888888", now: now) else { Issue.record("no attempt"); return }
         #expect(try stored.matches("pass word"))
         #expect(try await store.useLinkLocation(tokenDigest: Self.digest("t"), now: now) == .used(handle: "8888888888888888", ordinal: 0, recipient: "Dr Recipient"))
+        // Its maker, resealed with the rest, still ends it.
+        #expect(try await store.revokeHostedLinks(madeBy: "p-0123456789abcdef", at: now) == 1)
     }
 }

@@ -194,7 +194,14 @@ struct PostgresStoreTests {
         }
         let producer = HoldingProducer(release: release) { started.withLock { $0 = true } }
         let slow = Task { try await holder.importResources(source: RecordSource(identifier: "a"), from: producer) }
-        while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        // A minute at most: a writer that never starts fails the test rather than hanging it.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        guard started.withLock({ $0 }) else {
+            release.signal()
+            Issue.record("the first import did not start within a minute")
+            return
+        }
         await #expect(throws: HealthStoreError.storeBusy(path: impatient.location)) {
             try await impatient.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
         }
