@@ -3,9 +3,8 @@ import FHIR
 import Foundation
 import HealthImport
 import HealthStoreCore
-import HealthStoreSQLite
+@testable import HealthStoreSQLite
 import Testing
-import Synchronization
 import TestSupport
 
 @Suite struct AnchoredQueryTests {
@@ -113,41 +112,22 @@ import TestSupport
 }
 
 @Suite struct ConcurrencyTests {
-    /// A producer that holds the write transaction open until the test releases it: it is
-    /// pulled only once `BEGIN IMMEDIATE` holds the lock, and says so.
-    final class HoldingProducer: ResourceProducer, @unchecked Sendable {
-        var done = false
-        let started = Mutex(false)
-        let release = DispatchSemaphore(value: 0)
-        func next() throws -> ClassifiedResource? {
-            if done { return nil }
-            done = true
-            started.withLock { $0 = true }
-            _ = release.wait(timeout: .now() + 60)
-            return try RecordBuilder().classify(try FHIRResource(data: Data(Make.observation("slow").utf8)))
-        }
-    }
-
-    /// The lock is held for as long as the test needs (not a fixed time a busy machine could
-    /// outlast), and the second writer starts only once it is held.
+    /// The write lock is held by a connection of the test's own (`BEGIN IMMEDIATE`) for as long
+    /// as the test needs: not by an import whose producer blocks a thread of the shared dispatch
+    /// pool (two threads on this machine; other tests' work waits for them), nor for a fixed time
+    /// a busy machine could outlast.
     @Test func aSecondWriterGetsStoreBusyAfterItsTimeout() async throws {
         let f = try await StoreFixture()
-        let second = try await SQLiteHealthStore(path: f.dir.path("store.sqlite"), busyTimeout: 0.2)
-        let producer = HoldingProducer()
-        let slow = Task { try await f.store.importResources(source: RecordSource(identifier: "a"), from: producer) }
-        // A minute at most: a writer that never starts fails the test rather than hanging it.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !producer.started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        guard producer.started.withLock({ $0 }) else {
-            producer.release.signal()
-            Issue.record("the first import did not start within a minute")
-            return
-        }
-        await #expect(throws: HealthStoreError.storeBusy(path: f.dir.path("store.sqlite"))) {
+        let path = f.dir.path("store.sqlite")
+        let holder = try SQLiteConnection(path: path, busyTimeout: 5)
+        try holder.execute("BEGIN IMMEDIATE")
+        let second = try await SQLiteHealthStore(path: path, busyTimeout: 0.2)
+        await #expect(throws: HealthStoreError.storeBusy(path: path)) {
             try await second.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
         }
-        producer.release.signal()
-        #expect(try await slow.value.inserted == 1)
+        try holder.execute("COMMIT")
+        // Once the lock is free, the same writer gets in.
+        _ = try await second.importResources(source: RecordSource(identifier: "b"), from: ResourceList([]))
     }
 }
 
